@@ -1,0 +1,7 @@
+"""`python -m minuscule` runs the command line."""
+
+import sys
+
+from minuscule.cli import main
+
+sys.exit(main())

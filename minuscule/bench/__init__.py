@@ -1,0 +1,1 @@
+"""Benchmarks and evaluation: speed, model forward, olmOCR-Bench, OmniDocBench."""
