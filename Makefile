@@ -3,7 +3,7 @@ SHELL := /bin/bash
 PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-APT_PACKAGES := chromium fonts-dejavu fonts-dejavu-extra fonts-liberation poppler-utils
+APT_PACKAGES := chromium fonts-dejavu fonts-dejavu-extra fonts-liberation poppler-utils fonts-urw-base35 fonts-crosextra-carlito fonts-crosextra-caladea fonts-linuxlibertine fonts-freefont-ttf
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 
 .PHONY: demo test setup setup-test sysdeps clean
