@@ -22,6 +22,7 @@ class Char:
     bold: bool = False
     italic: bool = False
     mono: bool = False
+    math: bool = False  # set in a math font (KaTeX, Computer Modern math, STIX/Cambria Math)
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,7 @@ class TextLine:
     size: float = 0.0  # median glyph height in pixels
     bold: bool = False
     mono: bool = False
+    math: bool = False
     score: float = 1.0  # OCR confidence; 1 for a text layer
     chars: tuple[Char, ...] = ()
 

@@ -1,0 +1,190 @@
+"""Lines of one column → Blocks: paragraphs (de-hyphenated), headings, lists, code and captions."""
+
+from __future__ import annotations
+
+import re
+import statistics
+from dataclasses import dataclass, field
+
+from minuscule.documents.types import BBox, Block, TextLine
+
+BULLET = re.compile(r"^([•◦▪▫‣∙●○■□►▸–—*·-])\s+")
+NUMBERED = re.compile(r"^(\(?(\d{1,3}|[a-zA-Z]|[ivxlcdm]{1,5})[.)])\s+")
+CAPTION = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s+[\dIVX]+[.:]?", re.IGNORECASE)
+# A numbered heading such as "2.1 Methods" is not a list item when its font says heading.
+_SENTENCE_END = re.compile(r"[.:;,!?]$")
+
+
+@dataclass
+class Row:
+    """Lines of one column that sit on the same baseline, read left to right."""
+
+    text: str
+    bbox: BBox
+    size: float
+    bold: bool
+    mono: bool
+    math: bool = False
+
+    @classmethod
+    def of(cls, lines: list[TextLine]) -> "Row":
+        lines = sorted(lines, key=lambda ln: ln.bbox[0])
+        n = sum(len(ln.text) for ln in lines) or 1
+        return cls(
+            text=" ".join(ln.text for ln in lines),
+            bbox=(min(ln.bbox[0] for ln in lines), min(ln.bbox[1] for ln in lines),
+                  max(ln.bbox[2] for ln in lines), max(ln.bbox[3] for ln in lines)),
+            size=max(ln.size for ln in lines),
+            bold=sum(len(ln.text) * ln.bold for ln in lines) > n / 2,
+            mono=sum(len(ln.text) * ln.mono for ln in lines) > n / 2,
+            math=sum(len(ln.text) * ln.math for ln in lines) > n / 2,
+        )
+
+
+@dataclass
+class Style:
+    """Page- or document-wide typography: body size and the heading sizes above it, largest first."""
+
+    body: float
+    heading_sizes: list[float] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, lines: list[TextLine]) -> "Style":
+        weights: dict[float, int] = {}
+        for ln in lines:
+            if ln.math:
+                continue
+            key = round(ln.size * 2) / 2
+            weights[key] = weights.get(key, 0) + len(ln.text)
+        if not weights:
+            return cls(body=10.0)
+        body = max(weights, key=weights.get)
+        bigger = sorted({s for s in weights if s >= body * 1.15}, reverse=True)
+        return cls(body=body, heading_sizes=bigger)
+
+    def heading_level(self, row: Row) -> int:
+        """1.. for a heading, 0 for body text."""
+        if row.size >= self.body * 1.15:
+            for i, s in enumerate(self.heading_sizes):
+                if row.size >= s - 0.25:
+                    return min(i + 1, 5)
+            return min(len(self.heading_sizes), 5) or 1
+        if row.bold and len(row.text) <= 90 and not _SENTENCE_END.search(row.text):
+            return min(len(self.heading_sizes) + 1, 6)
+        return 0
+
+
+def rows_of(lines: list[TextLine]) -> list[Row]:
+    """Group lines whose vertical extents mostly overlap (e.g. an equation number) into rows, top to bottom."""
+    rows: list[list[TextLine]] = []
+    for ln in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])):
+        if rows:
+            last = rows[-1]
+            top, bot = min(x.bbox[1] for x in last), max(x.bbox[3] for x in last)
+            overlap = min(bot, ln.bbox[3]) - max(top, ln.bbox[1])
+            if overlap > 0.5 * min(bot - top, ln.bbox[3] - ln.bbox[1]):
+                last.append(ln)
+                continue
+        rows.append([ln])
+    return [Row.of(r) for r in rows]
+
+
+def join_lines(texts: list[str]) -> str:
+    """Join the lines of a paragraph, removing hyphens at line breaks before a lower-case continuation."""
+    out = ""
+    for t in texts:
+        t = t.strip()
+        if not t:
+            continue
+        if out.endswith("-") and len(out) > 1 and out[-2].isalpha() and t[:1].islower():
+            out = out[:-1] + t
+        else:
+            out = f"{out} {t}" if out else t
+    return out
+
+
+def column_blocks(rows: list[Row], style: Style) -> list[Block]:
+    """Paragraphs, headings, list items, code and captions of one column, in order."""
+    if not rows:
+        return []
+    left = min(r.bbox[0] for r in rows)
+    gaps = [b.bbox[1] - a.bbox[3] for a, b in zip(rows, rows[1:]) if b.bbox[1] > a.bbox[3]]
+    usual_gap = statistics.median(gaps) if gaps else 0.0
+    groups: list[list[Row]] = []
+    kinds: list[str] = []
+    for i, row in enumerate(rows):
+        kind = _kind(row, style)
+        if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, left, usual_gap, style):
+            groups[-1].append(row)
+            continue
+        groups.append([row])
+        kinds.append(kind)
+    return [_block(kind, group, style) for kind, group in zip(kinds, groups)]
+
+
+def _kind(row: Row, style: Style) -> str:
+    if row.math:
+        return "formula"
+    if row.mono:
+        return "code"
+    level = style.heading_level(row)
+    if level:
+        return f"h{level}"
+    if BULLET.match(row.text) or NUMBERED.match(row.text):
+        return "item"
+    if CAPTION.match(row.text):
+        return "caption"
+    return "text"
+
+
+def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, left: float, usual_gap: float, style: Style) -> bool:
+    gap = row.bbox[1] - prev.bbox[3]
+    em = max(style.body, 1.0)
+    if kind == "item" or kind != prev_kind and not (prev_kind in ("item", "caption") and kind == "text"):
+        return True
+    if kind == "formula":
+        return gap > 1.5 * em
+    if gap > max(usual_gap * 1.5, usual_gap + 0.35 * em):
+        return True
+    if prev_kind == "item":
+        # continuation lines of a list item are indented past the bullet
+        return row.bbox[0] < left + 0.5 * em and prev.bbox[0] >= left + 0.5 * em
+    if kind == "text" and row.bbox[0] > left + 0.8 * em and prev.bbox[0] <= left + 0.4 * em:
+        return True  # first-line indent
+    return False
+
+
+def _block(kind: str, rows: list[Row], style: Style) -> Block:
+    bbox = (min(r.bbox[0] for r in rows), min(r.bbox[1] for r in rows),
+            max(r.bbox[2] for r in rows), max(r.bbox[3] for r in rows))
+    texts = [r.text for r in rows]
+    if kind == "formula":
+        # No LaTeX from a text layer: the glyphs are kept as they are (see the README).
+        return Block("formula", bbox, " ".join(texts))
+    if kind == "code":
+        return Block("code", bbox, "```\n" + "\n".join(texts) + "\n```")
+    if kind.startswith("h"):
+        level = int(kind[1:])
+        return Block("title", bbox, "#" * level + " " + join_lines(texts))
+    if kind == "item":
+        text = join_lines(texts)
+        m = BULLET.match(text)
+        text = "- " + text[m.end():] if m else text
+        return Block("list", bbox, text)
+    if kind == "caption":
+        return Block("caption", bbox, join_lines(texts))
+    return Block("text", bbox, join_lines(texts))
+
+
+def merge_lists(blocks: list[Block]) -> list[Block]:
+    """Consecutive list items become one list block (one item per line)."""
+    out: list[Block] = []
+    for b in blocks:
+        if b.type == "list" and out and out[-1].type == "list":
+            prev = out[-1]
+            bbox = (min(prev.bbox[0], b.bbox[0]), min(prev.bbox[1], b.bbox[1]),
+                    max(prev.bbox[2], b.bbox[2]), max(prev.bbox[3], b.bbox[3]))
+            out[-1] = Block("list", bbox, prev.markdown + "\n" + b.markdown)
+        else:
+            out.append(b)
+    return out

@@ -1,0 +1,68 @@
+"""LiteEngine: pages → PageResults from the PDF text layer, or RapidOCR for image-only pages."""
+
+from __future__ import annotations
+
+import time
+from typing import Iterable, Iterator
+
+from minuscule.documents.types import Block, Page, PageResult, TextLine
+from minuscule.lite.blocks import Style, column_blocks, merge_lists, rows_of
+from minuscule.lite.furniture import find_furniture
+from minuscule.lite.layout import ReadingOrder
+from minuscule.lite.ocr import ocr_lines
+from minuscule.lite.tables import Table, find_tables
+
+NAME = "lite"
+
+
+class LiteEngine:
+    """CPU-only engine. Born-digital pages need no OCR; pages without a text layer are OCRed."""
+
+    name = NAME
+
+    def parse_page(self, page: Page) -> PageResult:
+        return next(iter(self.parse_pages([page])))
+
+    def parse_pages(self, pages: Iterable[Page]) -> Iterator[PageResult]:
+        """Results in page order. Furniture (running headers/footers) is judged over all given pages,
+        so lines are read for every page first; OCR happens in that first pass too."""
+        pages = list(pages)
+        started = [time.perf_counter()]
+        read: list[tuple[list[TextLine], str, float]] = []
+        for page in pages:
+            t0 = time.perf_counter()
+            if page.has_text:
+                read.append((list(page.text_layer.lines), "text-layer", 0.0))
+            else:
+                read.append((ocr_lines(page.image), "ocr", time.perf_counter() - t0))
+            started.append(time.perf_counter())
+        marks = find_furniture([(lines, page.height) for (lines, _, _), page in zip(read, pages)])
+        for i, page in enumerate(pages):
+            t0 = time.perf_counter()
+            lines, source, ocr_s = read[i]
+            result = self._layout(page, lines, marks[i])
+            result.seconds = (started[i + 1] - started[i]) + (time.perf_counter() - t0)
+            result.stats = {"source": source, "lines": len(lines), "ocr_seconds": round(ocr_s, 3)}
+            yield result
+
+    def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str]) -> PageResult:
+        furniture = [Block(marks[i], ln.bbox, ln.text) for i, ln in enumerate(lines) if i in marks]
+        body = [ln for i, ln in enumerate(lines) if i not in marks and ln.text.strip()]
+        tables: list[Table] = []
+        if page.text_layer is not None and page.text_layer.rules:
+            tables, body = find_tables(page.text_layer.rules, body)
+        style = Style.of(body)
+        blocks: list[Block] = []
+        for region in ReadingOrder([*body, *tables]).regions():
+            pending: list[TextLine] = []
+            for item in region:
+                if isinstance(item, Table):
+                    blocks += column_blocks(rows_of(pending), style)
+                    pending = []
+                    blocks.append(Block("table", item.bbox, item.to_html()))
+                else:
+                    pending.append(item)
+            blocks += column_blocks(rows_of(pending), style)
+        headers = [b for b in furniture if b.type == "header"]
+        footers = [b for b in furniture if b.type == "footer"]
+        return PageResult(page=page.number, blocks=headers + merge_lists(blocks) + footers, engine=NAME)
