@@ -1,0 +1,136 @@
+"""A forgiving HTML tree built on the stdlib tokenizer, shaped like BeautifulSoup's `html.parser` tree.
+
+olmOCR-Bench reads tables out of model output with BeautifulSoup + `html.parser`. That tree
+builder never closes tags implicitly: an unclosed `<td>` swallows the next one, and an end tag
+closes the most recent open tag of that name (or nothing when none is open). Model output is
+often malformed, so the shape of the tree decides verdicts; this builder keeps those rules
+without the dependency.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from typing import Iterator
+
+# Elements that never hold content (closed as soon as they open).
+VOID_ELEMENTS = frozenset(
+    "area base br col embed hr img input keygen link menuitem meta param source track wbr "
+    "basefont bgsound command frame image isindex nextid spacer".split()
+)
+# Text inside these is not "text" for get_text() (scripts, styles, ruby annotations, templates).
+HIDDEN_TEXT_CONTAINERS = frozenset({"script", "style", "template", "rt", "rp"})
+
+
+@dataclass(eq=False)
+class Text:
+    """A run of character data; `hidden` when it sits inside a script/style/ruby/template element."""
+
+    data: str
+    hidden: bool = False
+
+
+@dataclass(eq=False)
+class Element:
+    """One element: lower-case name, attributes (last duplicate wins), children in order."""
+
+    name: str
+    attrs: dict[str, str | None] = field(default_factory=dict)
+    children: list["Element | Text"] = field(default_factory=list)
+    parent: "Element | None" = field(default=None, repr=False)
+
+    def iter(self, names: frozenset[str] | set[str] | None = None) -> Iterator["Element"]:
+        """Descendant elements in document order (not self), optionally only those named."""
+        stack = list(reversed(self.children))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Element):
+                if names is None or node.name in names:
+                    yield node
+                stack.extend(reversed(node.children))
+
+    def child_elements(self, names: frozenset[str] | set[str]) -> list["Element"]:
+        return [c for c in self.children if isinstance(c, Element) and c.name in names]
+
+    def has_ancestor(self, name: str) -> bool:
+        node = self.parent
+        while node is not None:
+            if node.name == name:
+                return True
+            node = node.parent
+        return False
+
+    def text(self, br: str = "\n") -> str:
+        """Concatenated visible text of all descendants; each <br> becomes `br`."""
+        out: list[str] = []
+        stack: list[Element | Text] = list(reversed(self.children))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, Text):
+                if not node.hidden:
+                    out.append(node.data)
+            elif node.name == "br":
+                out.append(br)
+            else:
+                stack.extend(reversed(node.children))
+        return "".join(out)
+
+
+class _TreeBuilder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root = Element("[document]")
+        self.stack: list[Element] = [self.root]
+        self.open_counts: dict[str, int] = {}
+        self.hidden_depth = 0
+        self.closed_voids: list[str] = []
+
+    def _push(self, name: str, attrs: list[tuple[str, str | None]]) -> None:
+        elem = Element(name, dict(attrs), parent=self.stack[-1])
+        self.stack[-1].children.append(elem)
+        self.stack.append(elem)
+        self.open_counts[name] = self.open_counts.get(name, 0) + 1
+        if name in HIDDEN_TEXT_CONTAINERS:
+            self.hidden_depth += 1
+
+    def _pop_to(self, name: str) -> None:
+        if not self.open_counts.get(name):
+            return  # a stray end tag closes nothing
+        while len(self.stack) > 1:
+            elem = self.stack.pop()
+            self.open_counts[elem.name] -= 1
+            if elem.name in HIDDEN_TEXT_CONTAINERS:
+                self.hidden_depth -= 1
+            if elem.name == name:
+                return
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._push(tag, attrs)
+        if tag in VOID_ELEMENTS:
+            self._pop_to(tag)
+            # The matching end tag, if the author wrote one, must not close an outer element.
+            self.closed_voids.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # `<x/>` is an open plus an end tag; after an earlier `<br>` that end tag is taken as the
+        # redundant close of that one, so this `<br/>` stays open (BeautifulSoup does the same).
+        self._push(tag, attrs)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.closed_voids:
+            self.closed_voids.remove(tag)
+            return
+        self._pop_to(tag)
+
+    def handle_data(self, data: str) -> None:
+        if data:
+            self.stack[-1].children.append(Text(data, hidden=self.hidden_depth > 0))
+
+
+def parse_html(markup: str) -> Element:
+    """Parse any string as HTML; never raises on malformed markup. Returns the document root."""
+    builder = _TreeBuilder()
+    builder.feed(markup)
+    builder.close()
+    return builder.root

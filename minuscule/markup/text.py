@@ -1,0 +1,86 @@
+"""Text normalisation used by the olmOCR-Bench checks (same steps, in the same order, as the published scorer)."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+_BR = re.compile(r"<br/?>")
+_BOLD_STARS = re.compile(r"\*\*(.*?)\*\*")
+_BOLD_UNDERSCORES = re.compile(r"__(.*?)__")
+_HTML_B = re.compile(r"</?b>")
+_HTML_I = re.compile(r"</?i>")
+_PAIRED_DOUBLE = re.compile(r"(\*\*|__)(.*?)\1")
+_PAIRED_SINGLE = re.compile(r"(\*|_)(.*?)\1")
+_SPACES = re.compile(r"\s+")
+
+# Typographic variants that OCR systems emit interchangeably, folded to one form.
+_CHAR_MAP = str.maketrans(
+    {
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201a": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u201e": '"',
+        "\uff3f": "_",
+        "\u2013": "-",
+        "\u2014": "-",
+        "\u2011": "-",
+        "\u2012": "-",
+        "\u2212": "-",
+        "\u00b5": "\u03bc",
+    }
+)
+
+
+def normalize_text(text: str) -> str:
+    """Drop emphasis markers and <br>, collapse whitespace, NFC, fold quotes/dashes/micro.
+
+    Emphasis pairs are matched within a line only (the regexes' `.` does not cross newlines),
+    which also turns `a_b_c` into `abc`; the scorer does the same, so we keep it.
+    """
+    text = _BR.sub(" ", text)
+    text = _BOLD_STARS.sub(r"\1", text)
+    text = _BOLD_UNDERSCORES.sub(r"\1", text)
+    text = _HTML_B.sub("", text)
+    text = _HTML_I.sub("", text)
+    text = _PAIRED_DOUBLE.sub(r"\2", text)
+    text = _PAIRED_SINGLE.sub(r"\2", text)
+    text = _SPACES.sub(" ", text)
+    text = unicodedata.normalize("NFC", text)
+    return text.translate(_CHAR_MAP)
+
+
+@lru_cache(maxsize=256)
+def normalize_cached(text: str) -> str:
+    """normalize_text for page texts that many tests read (one page carries dozens of tests)."""
+    return normalize_text(text)
+
+
+def alnum_count(text: str) -> int:
+    """Number of characters for which str.isalnum() holds."""
+    return sum(1 for c in text if c.isalnum())
+
+
+def trailing_repeats(text: str, max_ngram: int = 5) -> list[int]:
+    """For n = 1..max_ngram: how many times the text's last n characters repeat back to back at its end.
+
+    Whitespace runs count as one space. Entry n-1 is 0 when the text is shorter than n.
+    """
+    counts = [0] * max_ngram
+    if not text:
+        return counts
+    flat = _SPACES.sub(" ", text)
+    for size in range(1, max_ngram + 1):
+        if len(flat) < size:
+            continue
+        tail = flat[-size:]
+        count = 0
+        pos = len(flat) - size
+        while pos >= 0 and flat[pos : pos + size] == tail:
+            count += 1
+            pos -= size
+        counts[size - 1] = count
+    return counts
