@@ -75,8 +75,16 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
     name_buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
     font_cache: dict[tuple[bytes, int], tuple[bool, bool, bool, bool]] = {}
+    high = 0  # pdfium hands out UTF-16 code units: characters beyond the BMP come as surrogate pairs
     for i in range(n):
         code = raw.FPDFText_GetUnicode(tp, i)
+        if 0xD800 <= code < 0xDC00:
+            high = code
+            continue
+        if 0xDC00 <= code < 0xE000:
+            if not high:
+                continue
+            code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), 0
         if code in (0x20, 0x0D, 0x0A, 0x09, 0xA0) or code == 0:
             yield None
             continue

@@ -12,6 +12,7 @@ BULLET = re.compile(r"^([•◦▪▫‣∙●○■□►▸–—*·-])\s+")
 NUMBERED = re.compile(r"^(\(?(\d{1,3}|[a-zA-Z]|[ivxlcdm]{1,5})[.)])\s+")
 CAPTION = re.compile(r"^(Table|Figure|Fig\.|Listing|Algorithm)\s+[\dIVX]+[.:]?", re.IGNORECASE)
 # A numbered heading such as "2.1 Methods" is not a list item when its font says heading.
+SECTION = re.compile(r"^(\d+(\.\d+)*\.?|[IVX]+\.)\s+[A-Z][^.!?]{0,80}$")
 _SENTENCE_END = re.compile(r"[.:;,!?]$")
 
 
@@ -47,9 +48,11 @@ class Style:
 
     body: float
     heading_sizes: list[float] = field(default_factory=list)
+    # OCR boxes vary in height with ascenders and descenders, so a heading must stand out more.
+    factor: float = 1.15
 
     @classmethod
-    def of(cls, lines: list[TextLine]) -> "Style":
+    def of(cls, lines: list[TextLine], factor: float = 1.15) -> "Style":
         weights: dict[float, int] = {}
         for ln in lines:
             if ln.math:
@@ -57,14 +60,21 @@ class Style:
             key = round(ln.size * 2) / 2
             weights[key] = weights.get(key, 0) + len(ln.text)
         if not weights:
-            return cls(body=10.0)
+            return cls(body=10.0, factor=factor)
         body = max(weights, key=weights.get)
-        bigger = sorted({s for s in weights if s >= body * 1.15}, reverse=True)
-        return cls(body=body, heading_sizes=bigger)
+        bigger = sorted({s for s in weights if s >= body * factor}, reverse=True)
+        return cls(body=body, heading_sizes=bigger, factor=factor)
 
     def heading_level(self, row: Row) -> int:
         """1.. for a heading, 0 for body text."""
-        if row.size >= self.body * 1.15:
+        text = row.text.strip()
+        letters = sum(ch.isalpha() for ch in text)
+        if letters < 0.5 * len(text.replace(" ", "")) or "=" in text:
+            return 0  # formulas and number rows are set large or bold, but they are not headings
+        # OCR cannot see bold, so a numbered section title of body size counts there too.
+        if SECTION.match(text) and len(text) <= 60 and row.size >= self.body * (1.05 if self.factor < 1.3 else 0.95):
+            return min(len([s for s in self.heading_sizes if s > row.size + 0.25]) + 1, 6)
+        if row.size >= self.body * self.factor and len(text) <= 120:
             for i, s in enumerate(self.heading_sizes):
                 if row.size >= s - 0.25:
                     return min(i + 1, 5)
@@ -176,11 +186,15 @@ def _block(kind: str, rows: list[Row], style: Style) -> Block:
     return Block("text", bbox, join_lines(texts))
 
 
-def merge_lists(blocks: list[Block]) -> list[Block]:
-    """Consecutive list items become one list block (one item per line)."""
+def merge_blocks(blocks: list[Block]) -> list[Block]:
+    """Consecutive list items become one list block (one item per line), and a paragraph cut by a column
+    or page break (no closing punctuation, next part starts in lower case) is joined again."""
     out: list[Block] = []
     for b in blocks:
-        if b.type == "list" and out and out[-1].type == "list":
+        if (b.type == "text" and out and out[-1].type == "text" and b.markdown[:1].islower()
+                and not re.search(r"[.!?:;]$", out[-1].markdown)):
+            out[-1] = Block("text", out[-1].bbox, join_lines([out[-1].markdown, b.markdown]))
+        elif b.type == "list" and out and out[-1].type == "list":
             prev = out[-1]
             bbox = (min(prev.bbox[0], b.bbox[0]), min(prev.bbox[1], b.bbox[1]),
                     max(prev.bbox[2], b.bbox[2]), max(prev.bbox[3], b.bbox[3]))

@@ -6,7 +6,7 @@ import time
 from typing import Iterable, Iterator
 
 from minuscule.documents.types import Block, Page, PageResult, TextLine
-from minuscule.lite.blocks import Style, column_blocks, merge_lists, rows_of
+from minuscule.lite.blocks import Style, column_blocks, merge_blocks, rows_of
 from minuscule.lite.furniture import find_furniture
 from minuscule.lite.layout import ReadingOrder
 from minuscule.lite.ocr import ocr_lines
@@ -51,7 +51,7 @@ class LiteEngine:
         tables: list[Table] = []
         if page.text_layer is not None and page.text_layer.rules:
             tables, body = find_tables(page.text_layer.rules, body)
-        style = Style.of(body)
+        style = Style.of(body, factor=1.15 if page.has_text else 1.3)
         blocks: list[Block] = []
         for region in ReadingOrder([*body, *tables]).regions():
             pending: list[TextLine] = []
@@ -65,4 +65,4 @@ class LiteEngine:
             blocks += column_blocks(rows_of(pending), style)
         headers = [b for b in furniture if b.type == "header"]
         footers = [b for b in furniture if b.type == "footer"]
-        return PageResult(page=page.number, blocks=headers + merge_lists(blocks) + footers, engine=NAME)
+        return PageResult(page=page.number, blocks=headers + merge_blocks(blocks) + footers, engine=NAME)

@@ -26,6 +26,9 @@ class ReadingOrder(Generic[T]):
         self.items = items
         sizes = [it.bbox[3] - it.bbox[1] for it in items if it.bbox[3] > it.bbox[1]]
         self.gutter = gutter if gutter is not None else max(6.0, 0.6 * statistics.median(sizes) if sizes else 6.0)
+        # Column-likeness is judged against the whole text area, not the region being cut: inside a
+        # table every cell is wide relative to the table.
+        self.width = (max(it.bbox[2] for it in items) - min(it.bbox[0] for it in items)) if items else 1.0
 
     def regions(self) -> list[list[T]]:
         return self._cut(list(self.items))
@@ -61,7 +64,7 @@ class ReadingOrder(Generic[T]):
     def _vertical_cut(self, items: list[T]) -> float | None:
         lo = min(it.bbox[0] for it in items)
         hi = max(it.bbox[2] for it in items)
-        width = hi - lo
+        width = self.width
         best = None
         for a, b in self._free(items, lo, hi):
             left = [it for it in items if it.bbox[2] <= a]
@@ -75,8 +78,8 @@ class ReadingOrder(Generic[T]):
     @staticmethod
     def _column_like(side: list[T], width: float) -> bool:
         # Text columns are made of lines that fill much of the column; table cells are narrow scraps.
-        widths = sorted(it.bbox[2] - it.bbox[0] for it in side)
-        return widths[len(widths) // 2] >= 0.18 * width or (len(side) == 1 and widths[0] >= 0.1 * width)
+        wide = sum(1 for it in side if it.bbox[2] - it.bbox[0] >= 0.18 * width)
+        return wide >= 3 or wide * 3 >= len(side) or (len(side) == 1 and side[0].bbox[2] - side[0].bbox[0] >= 0.1 * width)
 
     def _band_groups(self, items: list[T]) -> list[list[T]]:
         lo = min(it.bbox[0] for it in items)
@@ -90,9 +93,7 @@ class ReadingOrder(Generic[T]):
             else:
                 bands.append([it])
                 bottom = it.bbox[3]
-        # Each group: its bands and its gutters (None for single-column text). A band with items on one
-        # side only (a column that starts higher or ends lower than its neighbour) joins the group whose
-        # gutter it leaves free, also when that group only starts below it.
+        # Each group: its bands and its gutters (None for single-column text).
         groups: list[tuple[list[list[T]], list[tuple[float, float]] | None]] = []
         for band in bands:
             free = self._free(band, lo, hi)
@@ -104,21 +105,20 @@ class ReadingOrder(Generic[T]):
                     groups[-1] = (groups[-1][0], joint)
                     continue
             if inner:
-                moved: list[list[T]] = []
-                if groups and groups[-1][1] is None:
-                    prev = groups[-1][0]
-                    while prev:
-                        if not _intersect(inner, self._free(prev[-1], lo, hi)):
-                            break
-                        moved.insert(0, prev.pop())
-                    if not prev:
-                        groups.pop()
-                groups.append((moved + [band], inner))
+                groups.append(([band], inner))
             elif groups and groups[-1][1] is None:
                 groups[-1][0].append(band)
             else:
                 groups.append(([band], None))
-        return [[it for band in g for it in band] for g, _ in groups]
+        # A band with items on one side only (a column that starts higher than its neighbour) belongs to
+        # the column group below it when it leaves that group's final gutter free.
+        for k in range(1, len(groups)):
+            prev, gutters = groups[k - 1][0], groups[k][1]
+            if groups[k - 1][1] is not None or not gutters:
+                continue
+            while prev and _intersect(gutters, self._free(prev[-1], lo, hi)):
+                groups[k][0].insert(0, prev.pop())
+        return [[it for band in g for it in band] for g, _ in groups if g]
 
 
 def _intersect(a: list[tuple[float, float]], b: list[tuple[float, float]]) -> list[tuple[float, float]]:

@@ -1,0 +1,1 @@
+"""Implementations of CLI subcommands that belong to no other package."""
