@@ -117,3 +117,35 @@ def _tokenizers():
     except ImportError:
         raise MissingExtraError("tokenizers", "model") from None
     return tokenizers
+
+
+def build_reserved_tokenizer(vocab_size: int, fixed: dict[str, int]) -> Tokenizer:
+    """A byte-level tokenizer of exactly `vocab_size` ids for random-weight real-size models.
+
+    The published 129k vocabulary cannot be recreated without downloading it; this one keeps the
+    special tokens at their published ids (`fixed`), the 256 byte symbols after the first free ids,
+    and fills every other id with a reserved `<｜place▁holder▁no▁N｜>` token (the name DeepSeek's
+    own vocabulary uses for unused slots). No merges: text encodes byte by byte.
+    """
+    tk = _tokenizers()
+    if len(set(fixed.values())) != len(fixed) or any(not 0 <= i < vocab_size for i in fixed.values()):
+        raise ValueError("fixed token ids must be distinct and inside the vocabulary")
+    alphabet = sorted(tk.pre_tokenizers.ByteLevel.alphabet())
+    free = (i for i in range(vocab_size) if i not in set(fixed.values()))
+    vocab = dict(fixed)
+    for ch in alphabet:
+        vocab[ch] = next(free)
+    for n, i in enumerate(free):
+        vocab[f"<｜place▁holder▁no▁{n}｜>"] = i
+    tok = tk.Tokenizer(tk.models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = tk.pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True)
+    tok.decoder = tk.decoders.ByteLevel()
+    tok.add_special_tokens([tk.AddedToken(t, special=True, normalized=False) for t in fixed])
+    return Tokenizer(tok, "reserved tokenizer")
+
+
+def published_special_ids(image_token_id: int) -> dict[str, int]:
+    """DeepSeek-OCR's special-token ids: BOS/EOS/PAD 0..2, then <image> and the prompt tokens in a row."""
+    ids = {BOS: 0, EOS: 1, PAD: 2, IMAGE: image_token_id}
+    ids.update({t: image_token_id + 1 + k for k, t in enumerate(PROMPT_TOKENS)})
+    return ids
