@@ -67,15 +67,17 @@ def extract_text_layer(pdf_page: pdfium.PdfPage, scale: float, height_pt: float)
     return TextLayer(lines=group_lines(chars), rules=list(_rules(pdf_page, scale, height_pt)))
 
 
-def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable[Char | None]:
-    """Chars in content-stream order; None marks a space or line break (a word boundary)."""
+def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable[Char]:
+    """Chars in content-stream order, boxes by advance width (tight glyph boxes make a narrow "1" look
+    like it stands apart); `space_before` records the spaces and line breaks of the text layer."""
     tp = pdf_page.get_textpage()
     n = tp.count_chars()
-    left, right, bottom, top = (ctypes.c_double() for _ in range(4))
+    rect = raw.FS_RECTF()
     name_buf = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
     font_cache: dict[tuple[bytes, int], tuple[bool, bool, bool, bool]] = {}
     high = 0  # pdfium hands out UTF-16 code units: characters beyond the BMP come as surrogate pairs
+    space = False
     for i in range(n):
         code = raw.FPDFText_GetUnicode(tp, i)
         if 0xD800 <= code < 0xDC00:
@@ -86,10 +88,10 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
                 continue
             code, high = 0x10000 + ((high - 0xD800) << 10) + (code - 0xDC00), 0
         if code in (0x20, 0x0D, 0x0A, 0x09, 0xA0) or code == 0:
-            yield None
+            space = True
             continue
         text = "-" if code in _SOFT_HYPHENS else chr(code)
-        if not raw.FPDFText_GetCharBox(tp, i, left, right, bottom, top):
+        if not raw.FPDFText_GetLooseCharBox(tp, i, rect):
             continue
         raw.FPDFText_GetFontInfo(tp, i, name_buf, 128, flags)
         key = (name_buf.value, flags.value)
@@ -104,32 +106,36 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
                 any(m in name for m in _MATH_FONTS),
             )
         size = raw.FPDFText_GetFontSize(tp, i) * scale
-        box = (left.value * scale, (height_pt - top.value) * scale, right.value * scale, (height_pt - bottom.value) * scale)
-        yield Char(text, box, size, *style)
+        box = (rect.left * scale, (height_pt - rect.top) * scale, rect.right * scale, (height_pt - rect.bottom) * scale)
+        yield Char(text, box, size, *style, space_before=space)
+        space = False
 
 
-def group_lines(chars: Iterable[Char | None]) -> list[TextLine]:
+def group_lines(chars: Iterable[Char]) -> list[TextLine]:
     """Runs of chars on one baseline without a wide gap. A gap over one em splits a run, so that the two
     columns of a page (or the cells of a borderless table) never share a line."""
     lines: list[TextLine] = []
     run: list[Char] = []
-    spaced: list[bool] = []  # spaced[k]: a word boundary precedes run[k]
-    pending_space = False
     for c in chars:
-        if c is None:
-            pending_space = True
-            continue
         if c.bbox[2] <= c.bbox[0] and c.bbox[3] <= c.bbox[1]:
             continue  # zero-size glyphs carry no position
         if run and not _continues(run[-1], c):
-            lines.append(_make_line(run, spaced))
-            run, spaced = [], []
-        spaced.append(pending_space and bool(run))
+            lines.append(_make_line(run))
+            run = []
         run.append(c)
-        pending_space = False
     if run:
-        lines.append(_make_line(run, spaced))
+        lines.append(_make_line(run))
     return lines
+
+
+def chars_text(chars: list[Char]) -> str:
+    """The text of a run of chars, with a space where the text layer or the gap between glyphs has one."""
+    parts = []
+    for k, c in enumerate(chars):
+        if k and (c.space_before or c.bbox[0] - chars[k - 1].bbox[2] > 0.25 * max(c.size, 1.0)):
+            parts.append(" ")
+        parts.append(c.text)
+    return "".join(parts)
 
 
 def _continues(prev: Char, c: Char) -> bool:
@@ -143,19 +149,14 @@ def _continues(prev: Char, c: Char) -> bool:
     return -0.5 * em <= gap <= 1.0 * em
 
 
-def _make_line(run: list[Char], spaced: list[bool]) -> TextLine:
-    parts = []
-    for k, c in enumerate(run):
-        if k and (spaced[k] or c.bbox[0] - run[k - 1].bbox[2] > 0.18 * max(c.size, 1.0)):
-            parts.append(" ")
-        parts.append(c.text)
+def _make_line(run: list[Char]) -> TextLine:
     x0 = min(c.bbox[0] for c in run)
     y0 = min(c.bbox[1] for c in run)
     x1 = max(c.bbox[2] for c in run)
     y1 = max(c.bbox[3] for c in run)
     letters = [c for c in run if c.text.isalnum()] or run
     return TextLine(
-        text="".join(parts),
+        text=chars_text(run),
         bbox=(x0, y0, x1, y1),
         size=statistics.median(c.size for c in run),
         bold=sum(c.bold for c in letters) > len(letters) / 2,

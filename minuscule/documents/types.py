@@ -23,6 +23,7 @@ class Char:
     italic: bool = False
     mono: bool = False
     math: bool = False  # set in a math font (KaTeX, Computer Modern math, STIX/Cambria Math)
+    space_before: bool = False  # the text layer has a space or line break before this char
 
 
 @dataclass(frozen=True)

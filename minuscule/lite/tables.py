@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 
+from minuscule.documents.pdf import chars_text
 from minuscule.documents.types import BBox, Char, Rule, TextLine
 
 _TOL = 3.0  # pixels: rules that meet within this distance touch
@@ -166,15 +167,6 @@ def _fill(table: Table, lines: list[TextLine]) -> None:
             per_cell.setdefault(idx, []).append(chars)
     for idx, runs in per_cell.items():
         cell = table.cells[idx]
-        cell.text = " ".join(_chars_text(run) for run in runs).strip()
+        cell.text = " ".join(chars_text(run) for run in runs).strip()
         letters = [ch for run in runs for ch in run if ch.text.isalnum()]
         cell.bold = bool(letters) and sum(ch.bold for ch in letters) > len(letters) / 2
-
-
-def _chars_text(chars: list[Char]) -> str:
-    parts = []
-    for k, ch in enumerate(chars):
-        if k and ch.bbox[0] - chars[k - 1].bbox[2] > 0.18 * max(ch.size, 1.0):
-            parts.append(" ")
-        parts.append(ch.text)
-    return "".join(parts)
