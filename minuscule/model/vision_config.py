@@ -94,13 +94,8 @@ class VisionConfig:
         _check(self.projector_input_dim == self.clip.width + self.sam.out_channels,
                f"projector input_dim {self.projector_input_dim} != clip width + sam channels "
                f"{self.clip.width + self.sam.out_channels}")
-        _check(self.image_size % (self.sam.patch_size * 4) == 0,
-               f"image_size {self.image_size} must be a multiple of {self.sam.patch_size * 4}")
-
-    @property
-    def downsample(self) -> int:
-        """Pixels per output token side: SAM patch size times the two stride-2 convs."""
-        return self.sam.patch_size * 4
+        _check(self.image_size == self.sam.pos_grid * self.sam.patch_size,
+               f"image_size {self.image_size} != sam position grid {self.sam.pos_grid} x patch {self.sam.patch_size}")
 
     # -- presets ---------------------------------------------------------------------------
     @classmethod

@@ -56,6 +56,10 @@ def test_contradictions_are_errors():
         VisionConfig.from_json(PUBLISHED_VISION, {**PUBLISHED_PROJECTOR, "input_dim": 2000})
     with pytest.raises(ValueError, match="projector_type"):
         VisionConfig.from_json(PUBLISHED_VISION, {**PUBLISHED_PROJECTOR, "projector_type": "mlp_gelu"})
+    with pytest.raises(ValueError, match="image_size"):
+        VisionConfig.from_json({**PUBLISHED_VISION, "image_size": 640}, PUBLISHED_PROJECTOR)
+    with pytest.raises(ValueError, match="vision_config"):
+        VisionConfig.from_json({**PUBLISHED_VISION, "width": {"sam_vit_b": {"layers": "12"}}}, PUBLISHED_PROJECTOR)
     with pytest.raises(ValueError, match="global_attn_indexes"):
         SamConfig(layers=4, global_attn_indexes=(2, 5))
     with pytest.raises(ValueError, match="clip width"):
