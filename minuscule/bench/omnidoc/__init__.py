@@ -1,0 +1,1 @@
+"""OmniDocBench v1.6 end-to-end scoring: split predictions, match to GT, edit distance / TEDS / reading order."""
