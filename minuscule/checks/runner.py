@@ -9,6 +9,7 @@ from minuscule.checks.base import BenchTest, CheckResult
 from minuscule.checks.render import MathRenderer
 
 MISSING = "missing prediction file"
+UNREADABLE = "prediction file is not readable UTF-8 text"
 
 
 @dataclass(frozen=True)
@@ -26,16 +27,19 @@ class TestOutcome:
         return self.passes / self.repeats if self.repeats else 0.0
 
 
-def run_one(test: BenchTest, markdowns: Sequence[str], renderer: MathRenderer | None = None) -> TestOutcome:
+def run_one(test: BenchTest, markdowns: Sequence[str | None], renderer: MathRenderer | None = None) -> TestOutcome:
     """Run a test on every repeat of its page. Passed when strictly more than half the repeats pass;
-    no repeats at all (missing files) is a failure. An error inside a check fails that repeat."""
+    no repeats at all (missing files) is a failure, and so is an unreadable repeat (None)."""
     if not markdowns:
         return TestOutcome(test, 0, 0, False, MISSING)
     passes = 0
     reasons: list[str] = []
     for md in markdowns:
         try:
-            result = test.run(md, renderer=renderer) if test.type == "math" else test.run(md)
+            if md is None:
+                result = CheckResult(False, UNREADABLE)
+            else:
+                result = test.run(md, renderer=renderer)
         except RecursionError:
             result = CheckResult(False, "check error: recursion limit")
         if result.passed:

@@ -9,7 +9,9 @@ without the dependency.
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass, field
+from html.entities import html5, name2codepoint
 from html.parser import HTMLParser
 from typing import Iterator
 
@@ -78,7 +80,9 @@ class Element:
 
 class _TreeBuilder(HTMLParser):
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
+        # References are resolved here rather than by the tokenizer, so that an unknown `&name;`
+        # reads as `&name` (the tree builder the scorer uses does that).
+        super().__init__(convert_charrefs=False)
         self.root = Element("[document]")
         self.stack: list[Element] = [self.root]
         self.open_counts: dict[str, int] = {}
@@ -112,16 +116,24 @@ class _TreeBuilder(HTMLParser):
             self.closed_voids.append(tag)
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        # `<x/>` is an open plus an end tag; after an earlier `<br>` that end tag is taken as the
-        # redundant close of that one, so this `<br/>` stays open (BeautifulSoup does the same).
+        # `<x/>` opens and closes at once; it never cancels a pending `</br>`-style redundant close.
         self._push(tag, attrs)
-        self.handle_endtag(tag)
+        self._pop_to(tag)
 
     def handle_endtag(self, tag: str) -> None:
         if tag in self.closed_voids:
             self.closed_voids.remove(tag)
             return
         self._pop_to(tag)
+
+    def handle_entityref(self, name: str) -> None:
+        char = html5.get(name + ";")
+        if char is None and name in name2codepoint:
+            char = chr(name2codepoint[name])
+        self.handle_data(char if char is not None else "&" + name)
+
+    def handle_charref(self, name: str) -> None:
+        self.handle_data(html.unescape(f"&#{name};"))
 
     def handle_data(self, data: str) -> None:
         if data:

@@ -40,6 +40,9 @@ class TableGrid:
     left: dict[Pos, frozenset[Pos]]
     right: dict[Pos, frozenset[Pos]]
     source: str  # "html" or "markdown"
+    # A row span cut short by a later overlapping cell still claims rows past the grid's end.
+    # The published parser raises on such a table, which fails every table test of the page.
+    overrun: bool = False
 
     @property
     def n_rows(self) -> int:
@@ -171,6 +174,7 @@ def build_grid(rows: list[list[CellSpec]], source: str = "html") -> TableGrid | 
                 if hit is not None:
                     rel[key].add(hit)
 
+    overrun = any(r0 + rowspan > height for (r0, _), (rowspan, _) in spans.items())
     freeze = lambda rel: {k: frozenset(v) for k, v in rel.items()}  # noqa: E731
     return TableGrid(
         cells=cells,
@@ -182,6 +186,7 @@ def build_grid(rows: list[list[CellSpec]], source: str = "html") -> TableGrid | 
         left=freeze(left),
         right=freeze(right),
         source=source,
+        overrun=overrun,
     )
 
 
