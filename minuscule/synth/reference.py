@@ -1,0 +1,62 @@
+"""Reference Markdown of a page in reading order: HTML tables, `$…$` / `$$…$$`, no running heads."""
+
+from __future__ import annotations
+
+import html
+
+from minuscule.synth.blocks import (
+    Block, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
+)
+from minuscule.synth.html import join_spans
+
+
+def _span_md(span: Span) -> str:
+    if span.kind == "math":
+        return f"${span.text}$"
+    if span.kind == "bold":
+        return f"**{span.text}**"
+    if span.kind == "italic":
+        return f"*{span.text}*"
+    if span.kind == "sup":
+        return f"<sup>{span.text}</sup>"
+    return span.text
+
+
+def sentence_md(sentence: Sentence) -> str:
+    return join_spans([(s, _span_md(s)) for s in sentence])
+
+
+def table_md(table: Table) -> str:
+    lines = ["<table>"]
+    for row in table.rows:
+        cells = []
+        for c in row:
+            tag = "th" if c.header else "td"
+            attrs = (f' rowspan="{c.rowspan}"' if c.rowspan > 1 else "") + (f' colspan="{c.colspan}"' if c.colspan > 1 else "")
+            cells.append(f"<{tag}{attrs}>{html.escape(c.text, quote=False)}</{tag}>")
+        lines.append("<tr>" + "".join(cells) + "</tr>")
+    lines.append("</table>")
+    return "\n".join(lines)
+
+
+def block_md(block: Block) -> str:
+    if isinstance(block, Heading):
+        return "#" * block.level + " " + block.text
+    if isinstance(block, Paragraph):
+        return " ".join(sentence_md(s) for s in block.sentences)
+    if isinstance(block, ListBlock):
+        if block.ordered:
+            return "\n".join(f"{k}. {sentence_md(it)}" for k, it in enumerate(block.items, 1))
+        return "\n".join(f"- {sentence_md(it)}" for it in block.items)
+    if isinstance(block, Table):
+        return (block.caption + "\n\n" if block.caption else "") + table_md(block)
+    if isinstance(block, Formula):
+        return f"$$\n{block.latex}\n$$"
+    if isinstance(block, Footnote):
+        return f"<sup>{block.number}</sup> {block.text}"
+    raise TypeError(f"unknown block {block!r}")
+
+
+def page_markdown(blocks: list[Block]) -> str:
+    """Blocks (already in reading order, trimmed to what the page shows) joined by blank lines."""
+    return "\n\n".join(block_md(b) for b in blocks) + "\n"

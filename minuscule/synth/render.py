@@ -1,0 +1,196 @@
+"""Render page HTML in one reused headless Chromium: typeset KaTeX, trim overflow, measure lines, print, rasterise."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+# Runs inside the page. Typesets every formula, then removes blocks that cannot be shown whole:
+# formulas KaTeX rejects, blocks wider than their column, and trailing blocks while the body
+# overflows the page (so nothing is ever clipped). Then reports the words of every text line
+# with their boxes, so first/last lines of columns and the column of each block are known.
+LAYOUT_JS = r"""
+async () => {
+  const bad = new Set();
+  for (const el of document.querySelectorAll('.tex')) {
+    try {
+      katex.render(el.dataset.tex, el, {displayMode: el.classList.contains('dtex'), throwOnError: true, output: 'html'});
+    } catch (e) {
+      const b = el.closest('[data-b]');
+      if (b) bad.add(b.dataset.b);
+    }
+  }
+  await document.fonts.ready;
+  const body = document.getElementById('body');
+  const removed = [];
+  const all = () => [...document.querySelectorAll('#body [data-b]')];
+  const shown = () => all().filter((el) => !el.classList.contains('gone'));
+  const hide = (el) => el.classList.add('gone');
+  const overflows = () => body.scrollHeight > body.clientHeight + 1;
+  for (const el of all()) if (bad.has(el.dataset.b) || el.scrollWidth > el.clientWidth + 1) hide(el);
+  // Trim from the end until the body fits, then give the trimmed blocks a second chance in
+  // reading order: a long table that did not fit may be followed by a paragraph that does.
+  const trimmed = [];
+  while (overflows()) {
+    const bs = shown();
+    if (!bs.length) break;
+    hide(bs[bs.length - 1]);
+    trimmed.unshift(bs[bs.length - 1]);
+  }
+  let misses = 0;
+  for (const el of trimmed.slice(1)) {
+    if (misses >= 4) break;
+    el.classList.remove('gone');
+    if (overflows()) { hide(el); misses += 1; } else { misses = 0; }
+  }
+  // A heading must be followed by its own content, not by another heading or the page end.
+  for (;;) {
+    const bs = shown();
+    const orphan = bs.find((el, k) => /^H[1-3]$/.test(el.tagName) && (k === bs.length - 1 || /^H[1-3]$/.test(bs[k + 1].tagName)));
+    if (!orphan) break;
+    hide(orphan);
+  }
+  for (const el of all()) {
+    if (!el.classList.contains('gone')) continue;
+    removed.push(+el.dataset.b);
+    for (const f of document.querySelectorAll(`[data-dep="${el.dataset.b}"]`)) { removed.push(+f.dataset.b); f.remove(); }
+    const region = el.parentElement;
+    el.remove();
+    if (region.classList.contains('region') && !region.querySelector('[data-b]')) region.remove();
+  }
+  if (overflows()) removed.push(...all().map((el) => +el.dataset.b));
+  const heads = {};
+  for (const id of ['hdr', 'ftr']) {
+    const el = document.getElementById(id);
+    if (el && el.scrollWidth > el.clientWidth + 1) { el.remove(); }
+    heads[id] = !!document.getElementById(id);
+  }
+  const words = [];
+  const range = document.createRange();
+  const walker = document.createTreeWalker(body, NodeFilter.SHOW_TEXT);
+  let seg = 0;
+  while (walker.nextNode()) {
+    const node = walker.currentNode;
+    const parent = node.parentElement;
+    if (parent.closest('.tex, sup, table, .cap')) continue;
+    const blk = parent.closest('[data-b]');
+    if (!blk) continue;
+    seg += 1;
+    const direct = parent === blk || parent.tagName === 'LI';
+    const re = /\S+/g;
+    let m;
+    while ((m = re.exec(node.data))) {
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const rects = range.getClientRects();
+      if (!rects.length) continue;
+      const r = rects[0];
+      words.push([+blk.dataset.b, direct && rects.length === 1 ? seg : -seg, m[0], r.left, r.top, r.bottom]);
+    }
+  }
+  const regions = [];
+  for (const el of document.querySelectorAll('#body .region')) {
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    regions.push({r: +el.dataset.r, left: r.left, top: r.top, width: r.width, bottom: r.bottom,
+                  columns: +cs.columnCount || 1, gap: parseFloat(cs.columnGap) || 0});
+  }
+  const boxes = [];
+  for (const el of document.querySelectorAll('[data-b]')) {
+    const r = el.getBoundingClientRect();
+    const region = el.closest('.region');
+    boxes.push([+el.dataset.b, region ? +region.dataset.r : -1, r.left, r.top, r.right, r.bottom]);
+  }
+  return {removed, heads, words, regions, boxes};
+}
+"""
+
+
+@dataclass(frozen=True)
+class RenderResult:
+    pdf: bytes
+    layout: dict  # what LAYOUT_JS returned: removed, heads, words, regions, boxes
+
+
+class PageRenderer:
+    """One Chromium for many pages; `render(html)` returns the one-page PDF and the measured layout."""
+
+    def __init__(self) -> None:
+        from minuscule.browser import katex_dir, launch_chromium
+
+        self.katex_dir = str(katex_dir())
+        self._tmp = tempfile.TemporaryDirectory(prefix="minuscule-synth-")
+        self._file = Path(self._tmp.name) / "page.html"
+        self._closed = False
+        self._pw, self._browser = launch_chromium()
+        self._page = self._browser.new_page()
+        self._page.emulate_media(media="print")
+        self.browser_version = self._browser.version
+
+    def render(self, html: str) -> RenderResult:
+        tmp = self._file.with_suffix(".tmp")
+        tmp.write_text(html, encoding="utf-8")
+        os.replace(tmp, self._file)
+        self._page.goto(self._file.as_uri(), wait_until="load")
+        layout = self._page.evaluate(LAYOUT_JS)
+        pdf = self._page.pdf(prefer_css_page_size=True, print_background=True,
+                             margin={"top": "0", "right": "0", "bottom": "0", "left": "0"})
+        return RenderResult(pdf, layout)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._browser.close()
+        finally:
+            self._pw.stop()
+            self._tmp.cleanup()
+
+    def __enter__(self) -> "PageRenderer":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def pdf_page_count(pdf: bytes) -> int:
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        return len(doc)
+    finally:
+        doc.close()
+
+
+def rasterise(pdf: bytes, dpi: float):
+    """The first page as an RGB PIL image at `dpi`."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        image = page.render(scale=dpi / 72.0).to_pil().convert("RGB")
+        page.close()
+        return image
+    finally:
+        doc.close()
+
+
+def pdf_text(pdf: bytes) -> str:
+    """The text layer of the first page, as pdfium extracts it."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[0]
+        tp = page.get_textpage()
+        text = tp.get_text_range()
+        tp.close()
+        page.close()
+        return text
+    finally:
+        doc.close()
