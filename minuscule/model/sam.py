@@ -9,6 +9,7 @@ from torch import nn
 from .vision_config import SamConfig
 
 SAM_LN_EPS = 1e-6
+MAX_BIAS_ELEMENTS = 1 << 26  # per attention chunk; bounds the materialised rel-pos bias
 
 
 def resize_abs_pos(pos: torch.Tensor, size: int) -> torch.Tensor:
@@ -54,15 +55,28 @@ class SamAttention(nn.Module):
         q, k, v = qkv.permute(2, 0, 3, 1, 4).unbind(0)  # each (B, nH, HW, D)
         rh = rel_pos_table(h, self.rel_pos_h)  # (H, H, D)
         rw = rel_pos_table(w, self.rel_pos_w)  # (W, W, D)
-        grid_q = q.reshape(b, self.heads, h, w, -1)  # (B, nH, H, W, D)
-        # The bias uses the unscaled query; SDPA scales only q·k.
-        bias_h = torch.einsum("bnhwd,hkd->bnhwk", grid_q, rh)  # (B, nH, H, W, kH)
-        bias_w = torch.einsum("bnhwd,wkd->bnhwk", grid_q, rw)  # (B, nH, H, W, kW)
-        bias = bias_h[..., :, None] + bias_w[..., None, :]  # (B, nH, H, W, kH, kW)
-        bias = bias.reshape(b, self.heads, h * w, h * w)  # (B, nH, HW, kH*kW)
-        out = F.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # (B, nH, HW, D)
+        # The full bias is B·nH·(HW)² values (800 MB in fp32 for one 1024 view), so query rows go in
+        # chunks; every row's softmax is independent, so the result does not depend on the split.
+        rows = max(w, (MAX_BIAS_ELEMENTS // max(1, b * self.heads * h * w)) // w * w)
+        outs = [self._attend(q[:, :, i:i + rows], k, v, rh[i // w:(i + rows) // w], rw, w)
+                for i in range(0, h * w, rows)]
+        out = torch.cat(outs, dim=2)  # (B, nH, HW, D)
         out = out.transpose(1, 2).reshape(b, h, w, c)  # (B, H, W, nH*D)
         return self.proj(out)
+
+    @staticmethod
+    def _attend(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, rh: torch.Tensor, rw: torch.Tensor,
+                w: int) -> torch.Tensor:
+        """Attention for whole query rows q (B, nH, r*W, D) with rh (r, H, D) and rw (W, W, D)."""
+        b, n, m, d = q.shape
+        r = m // w
+        grid_q = q.reshape(b, n, r, w, d)  # (B, nH, r, W, D)
+        # The bias uses the unscaled query; SDPA scales only q·k.
+        bias_h = torch.einsum("bnhwd,hkd->bnhwk", grid_q, rh)  # (B, nH, r, W, kH)
+        bias_w = torch.einsum("bnhwd,wkd->bnhwk", grid_q, rw)  # (B, nH, r, W, kW)
+        bias = bias_h[..., :, None] + bias_w[..., None, :]  # (B, nH, r, W, kH, kW)
+        bias = bias.reshape(b, n, m, -1)  # (B, nH, r*W, kH*kW)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=bias)  # (B, nH, r*W, D)
 
 
 class SamMlp(nn.Module):

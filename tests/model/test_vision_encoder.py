@@ -162,6 +162,21 @@ def test_sam_block_matches_naive_windowed_attention_with_unmasked_zero_padding(w
     assert torch.allclose(got, want, atol=1e-5)
 
 
+def test_query_chunking_does_not_change_attention(monkeypatch):
+    from minuscule.model import sam
+
+    torch.manual_seed(0)
+    attn = sam.SamAttention(16, 2, 9)
+    with torch.no_grad():
+        attn.rel_pos_h.normal_()
+        attn.rel_pos_w.normal_()
+        x = torch.randn(2, 9, 7, 16)
+        whole = attn(x)
+        monkeypatch.setattr(sam, "MAX_BIAS_ELEMENTS", 2 * 2 * 63 * 7 * 2)  # two grid rows per chunk
+        chunked = attn(x)
+    assert torch.allclose(whole, chunked, atol=1e-6)
+
+
 # -- nano forward and layout ------------------------------------------------------------------
 def test_nano_forward_shapes_and_fp32_determinism():
     torch.manual_seed(0)
