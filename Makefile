@@ -36,9 +36,10 @@ node_modules/katex/package.json: package.json
 setup: .stamp-venv
 setup-test: .stamp-venv .stamp-sysdeps node_modules/katex/package.json
 
+# Converts the bundled samples (a born-digital two-column report and a scanned page) with the CPU engine.
 demo: setup
-	$(BIN)/python -m minuscule.examples --out out
 	$(BIN)/minuscule parse examples/ -o out
+	@echo; echo "Results are in out/:"; ls -1 out/*.md out/*.json | sed 's/^/  /'; echo; head -n 12 out/report.md
 
 test: setup-test
 	$(BIN)/python -m pytest -q

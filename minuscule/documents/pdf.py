@@ -64,7 +64,11 @@ def _renderer(pdf_page: pdfium.PdfPage, scale: float):
 def extract_text_layer(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> TextLayer:
     """Chars with boxes in page pixels (top-left origin), grouped into lines, plus ruling lines."""
     chars = list(_chars(pdf_page, scale, height_pt))
-    return TextLayer(lines=group_lines(chars), rules=list(_rules(pdf_page, scale, height_pt)))
+    rules: list[Rule] = []
+    marks: list = []
+    for kind, box in _shapes(pdf_page, scale, height_pt):
+        (rules if kind == "rule" else marks).append(Rule(box) if kind == "rule" else box)
+    return TextLayer(lines=group_lines(chars), rules=rules, marks=marks)
 
 
 def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable[Char]:
@@ -166,8 +170,9 @@ def _make_line(run: list[Char]) -> TextLine:
     )
 
 
-def _rules(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable[Rule]:
-    """Thin filled rectangles and stroked segments/rectangles: the ruling lines of tables."""
+def _shapes(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable[tuple[str, tuple]]:
+    """("rule", box) for thin filled rectangles and stroked segments/rectangles (the ruling lines of
+    tables); ("mark", box) for small filled shapes such as list bullets."""
     fill_mode = ctypes.c_int()
     stroke = ctypes.c_int()
     for obj in pdf_page.get_objects(filter=[raw.FPDF_PAGEOBJ_PATH], max_depth=3):
@@ -176,6 +181,9 @@ def _rules(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
         except pdfium.PdfiumError:
             continue
         w, h = x1 - x0, y1 - y0
+        if 1.0 <= w <= 7.0 and 1.0 <= h <= 7.0 and 0.6 <= w / h <= 1.6:
+            yield "mark", (x0 * scale, (height_pt - y1) * scale, x1 * scale, (height_pt - y0) * scale)
+            continue
         boxes = []
         if (h <= _RULE_THICKNESS_PT and w > 3 * h) or (w <= _RULE_THICKNESS_PT and h > 3 * w):
             boxes.append((x0, y0, x1, y1))
@@ -184,4 +192,4 @@ def _rules(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
             t = 0.5  # a stroked rectangle: its four edges are rules
             boxes += [(x0, y0, x1, y0 + t), (x0, y1 - t, x1, y1), (x0, y0, x0 + t, y1), (x1 - t, y0, x1, y1)]
         for bx0, by0, bx1, by1 in boxes:
-            yield Rule((bx0 * scale, (height_pt - by1) * scale, bx1 * scale, (height_pt - by0) * scale))
+            yield "rule", (bx0 * scale, (height_pt - by1) * scale, bx1 * scale, (height_pt - by0) * scale)

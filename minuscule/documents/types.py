@@ -57,6 +57,8 @@ class TextLayer:
 
     lines: list[TextLine]
     rules: list[Rule] = field(default_factory=list)
+    # Small filled shapes (list bullets drawn as paths by browsers and word processors).
+    marks: list[BBox] = field(default_factory=list)
 
     @property
     def text(self) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from minuscule.documents.types import BBox, Block, TextLine
 
@@ -99,6 +99,21 @@ def rows_of(lines: list[TextLine]) -> list[Row]:
     return [Row.of(r) for r in rows]
 
 
+def attach_bullets(lines: list[TextLine], marks: list[BBox]) -> list[TextLine]:
+    """Lines that start just right of a drawn bullet (a small filled shape) get a "•" in front."""
+    out = []
+    for ln in lines:
+        em = max(ln.size, 1.0)
+        cy = (ln.bbox[1] + ln.bbox[3]) / 2
+        mark = next((m for m in marks if ln.bbox[0] - 2.5 * em <= m[0] and m[2] <= ln.bbox[0]
+                     and ln.bbox[1] <= (m[1] + m[3]) / 2 <= ln.bbox[3] and abs((m[1] + m[3]) / 2 - cy) < 0.6 * em), None)
+        if mark is None:
+            out.append(ln)
+        else:
+            out.append(replace(ln, text="• " + ln.text, bbox=(mark[0], ln.bbox[1], ln.bbox[2], ln.bbox[3])))
+    return out
+
+
 def join_lines(texts: list[str]) -> str:
     """Join the lines of a paragraph, removing hyphens at line breaks before a lower-case continuation."""
     out = ""
@@ -154,6 +169,8 @@ def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, left: float, usu
         return True
     if kind == "formula":
         return gap > 1.5 * em
+    if kind.startswith("h"):
+        return gap > 0.6 * (row.bbox[3] - row.bbox[1])  # a heading wrapped over two lines stays one
     if gap > max(usual_gap * 1.5, usual_gap + 0.35 * em):
         return True
     if prev_kind == "item":

@@ -6,7 +6,7 @@ import time
 from typing import Iterable, Iterator
 
 from minuscule.documents.types import Block, Page, PageResult, TextLine
-from minuscule.lite.blocks import Style, column_blocks, merge_blocks, rows_of
+from minuscule.lite.blocks import Style, attach_bullets, column_blocks, merge_blocks, rows_of
 from minuscule.lite.furniture import find_furniture
 from minuscule.lite.layout import ReadingOrder
 from minuscule.lite.ocr import ocr_lines
@@ -37,21 +37,26 @@ class LiteEngine:
                 read.append((ocr_lines(page.image), "ocr", time.perf_counter() - t0))
             started.append(time.perf_counter())
         marks = find_furniture([(lines, page.height) for (lines, _, _), page in zip(read, pages)])
+        # One typography for the whole document (per source), so that heading levels agree across pages.
+        styles = {src: Style.of([ln for (lines, s, _), m in zip(read, marks) if s == src
+                                 for k, ln in enumerate(lines) if k not in m], factor=1.15 if src == "text-layer" else 1.3)
+                  for src in {s for _, s, _ in read}}
         for i, page in enumerate(pages):
             t0 = time.perf_counter()
             lines, source, ocr_s = read[i]
-            result = self._layout(page, lines, marks[i])
+            result = self._layout(page, lines, marks[i], styles[source])
             result.seconds = (started[i + 1] - started[i]) + (time.perf_counter() - t0)
             result.stats = {"source": source, "lines": len(lines), "ocr_seconds": round(ocr_s, 3)}
             yield result
 
-    def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str]) -> PageResult:
+    def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str], style: Style) -> PageResult:
         furniture = [Block(marks[i], ln.bbox, ln.text) for i, ln in enumerate(lines) if i in marks]
         body = [ln for i, ln in enumerate(lines) if i not in marks and ln.text.strip()]
         tables: list[Table] = []
         if page.text_layer is not None and page.text_layer.rules:
             tables, body = find_tables(page.text_layer.rules, body)
-        style = Style.of(body, factor=1.15 if page.has_text else 1.3)
+        if page.text_layer is not None and page.text_layer.marks:
+            body = attach_bullets(body, page.text_layer.marks)
         blocks: list[Block] = []
         for region in ReadingOrder([*body, *tables]).regions():
             pending: list[TextLine] = []

@@ -110,13 +110,14 @@ class ReadingOrder(Generic[T]):
                 groups[-1][0].append(band)
             else:
                 groups.append(([band], None))
-        # A band with items on one side only (a column that starts higher than its neighbour) belongs to
-        # the column group below it when it leaves that group's final gutter free.
+        # A band with items right of the gutter only (a right column that starts higher than the left
+        # one) belongs to the column group below it. Left-only bands are read first either way.
         for k in range(1, len(groups)):
             prev, gutters = groups[k - 1][0], groups[k][1]
             if groups[k - 1][1] is not None or not gutters:
                 continue
-            while prev and _intersect(gutters, self._free(prev[-1], lo, hi)):
+            start = min(a for a, _ in gutters)
+            while prev and all(it.bbox[0] >= start for it in prev[-1]) and _intersect(gutters, self._free(prev[-1], lo, hi)):
                 groups[k][0].insert(0, prev.pop())
         return [[it for band in g for it in band] for g, _ in groups if g]
 
