@@ -166,15 +166,20 @@ def parameters_on_meta() -> Iterator[None]:
 
 def build_model(cfg: ModelConfig, device: str | torch.device = "cpu", dtype: torch.dtype = torch.float32,
                 seed: int | None = None) -> OCRModel:
-    """A randomly initialised model ("meta" gives shapes only, without allocating)."""
+    """A randomly initialised model, created directly in `dtype` ("meta": shapes only, no memory)."""
     if seed is not None:
         torch.manual_seed(seed)
     if str(device) == "meta":
         with torch.device("meta"):
             return OCRModel(cfg)
-    with torch.device(device):
-        model = OCRModel(cfg)
-        init_text_weights(model)
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)  # no fp32 copy of the real-size weights on the way to bf16
+    try:
+        with torch.device(device):
+            model = OCRModel(cfg)
+            init_text_weights(model)
+    finally:
+        torch.set_default_dtype(previous)
     return model.to(dtype).eval()
 
 
