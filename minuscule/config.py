@@ -205,7 +205,8 @@ class ModelConfig:
         if not isinstance(lang, dict):
             raise ConfigError("language_config must be an object")
         known = set(_DECODER_KEYS) | set(_MTP_KEYS) | set(_FIXED_KEYS) | _INFO_KEYS | _STRUCTURE_KEYS
-        lang_known = set(_DECODER_KEYS) | set(_FIXED_KEYS) | _LANGUAGE_INFO_KEYS | {"image_token_index"}
+        lang_known = (set(_DECODER_KEYS) | set(_MTP_KEYS) | set(_FIXED_KEYS) | _LANGUAGE_INFO_KEYS
+                      | {"image_token_index", "head_dim"})
         problems = [f"unknown key {k!r}" for k in sorted(set(data) - known)]
         problems += [f"unknown key 'language_config.{k}'" for k in sorted(set(lang) - lang_known)]
         # The top level repeats language_config; a key given in both places must agree.
@@ -216,6 +217,9 @@ class ModelConfig:
         for k, want in _FIXED_KEYS.items():
             if k in merged and merged[k] != want:
                 problems.append(f"{k}={merged[k]!r} is not supported (only {want!r})")
+        if "head_dim" in merged and "hidden_size" in merged and "num_attention_heads" in merged and (
+                merged["head_dim"] * merged["num_attention_heads"] != merged["hidden_size"]):
+            problems.append(f"head_dim {merged['head_dim']} contradicts hidden_size / num_attention_heads")
         if "dtype" in data and "torch_dtype" in data and data["dtype"] != data["torch_dtype"]:
             problems.append(f"dtype {data['dtype']!r} contradicts torch_dtype {data['torch_dtype']!r}")
         if problems:

@@ -159,3 +159,15 @@ def test_from_pretrained_errors_name_the_file(tmp_path):
         ModelConfig.from_pretrained(tmp_path)
     with pytest.raises(InputError, match="unknown model preset"):
         ModelConfig.from_name("gpt-5")
+
+
+def test_head_dim_and_mtp_keys_in_language_config():
+    data = jina_ocr_json()
+    data["head_dim"] = 64
+    assert "head_dim 64 contradicts" in _error(data)
+    data = jina_ocr_json()
+    data["head_dim"] = 128
+    data["language_config"]["mtp_num_speculative_steps"] = 3
+    assert ModelConfig.from_json(data).mtp_num_speculative_steps == 3
+    data["language_config"]["mtp_num_speculative_steps"] = 2
+    assert "mtp_num_speculative_steps is 3 at the top level but 2 in language_config" in _error(data)
