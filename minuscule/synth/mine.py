@@ -81,7 +81,7 @@ def edge_lines(layout: dict) -> list[tuple[Line | None, Line | None]]:
     return out
 
 
-class TestMiner:
+class PageMiner:
     """Builds candidate test records for one page; `records()` returns them in a fixed order."""
 
     def __init__(self, page, page_id: str, pdf: str, rng: random.Random):

@@ -64,7 +64,7 @@ def generate_page(renderer, cfg: SynthConfig, index: int) -> dict:
     """Render, mine and self-check page `index`; write its files and finally its sidecar (the
     marker that the page is done). Returns the sidecar's content."""
     from minuscule.synth.degrade import degrade
-    from minuscule.synth.mine import TestMiner
+    from minuscule.synth.mine import PageMiner
     from minuscule.synth.page import element_counts, page_seed, render_page
     from minuscule.synth.render import rasterise
     from minuscule.synth.selfcheck import keep_passing
@@ -77,7 +77,7 @@ def generate_page(renderer, cfg: SynthConfig, index: int) -> dict:
         write_atomic(pages / f"{pid}{SIDECAR}", json.dumps(side).encode())
         return side
     pdf_rel = f"pages/{pid}.pdf"
-    records = TestMiner(page, pid, pdf_rel, random.Random(page.spec.seed)).records()
+    records = PageMiner(page, pid, pdf_rel, random.Random(page.spec.seed)).records()
     check = keep_passing(records, page.markdown)
     image = rasterise(page.pdf, cfg.dpi)
     write_atomic(pages / f"{pid}.pdf", page.pdf)

@@ -103,7 +103,8 @@ async () => {
     const region = el.closest('.region');
     boxes.push([+el.dataset.b, region ? +region.dataset.r : -1, r.left, r.top, r.right, r.bottom]);
   }
-  return {removed, heads, words, regions, boxes};
+  const b = body.getBoundingClientRect();
+  return {removed, heads, words, regions, boxes, body: [b.left, b.top, b.right, b.bottom]};
 }
 """
 
