@@ -6,6 +6,7 @@ The outputs are committed, so `make demo` does not need a browser.
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -100,7 +101,26 @@ def make_scan(pdf_path: Path, path: Path, seed: int = 7) -> None:
     Image.fromarray(np.clip(arr, 0, 255).astype(np.uint8)).save(path, quality=70)
 
 
+def page_truths(pdf_path: Path) -> dict[str, str]:
+    """The text Chromium printed on each page, in document order, without the running footer: break
+    hyphens (which pdfium reports as U+FFFE) are joined, line breaks become spaces."""
+    out = {}
+    for i, page in enumerate(pdfium.PdfDocument(pdf_path), 1):
+        text = page.get_textpage().get_text_range()
+        text = text.split("Kessel Catchment Study — page")[0]
+        text = text.replace("\ufffe\r\n", "").replace("\r\n", " ")
+        out[str(i)] = " ".join(text.split())
+    return out
+
+
+def write_truths(pdf_path: Path) -> None:
+    truths = page_truths(pdf_path)
+    (HERE / "report.truth.json").write_text(json.dumps(truths, ensure_ascii=False, indent=1) + "\n")
+    (HERE / "scan.truth.json").write_text(json.dumps({"1": truths["1"]}, ensure_ascii=False, indent=1) + "\n")
+
+
 if __name__ == "__main__":
     make_pdf(HERE / "report.pdf")
     make_scan(HERE / "report.pdf", HERE / "scan.jpg")
-    print("wrote", HERE / "report.pdf", "and", HERE / "scan.jpg")
+    write_truths(HERE / "report.pdf")
+    print("wrote", HERE / "report.pdf", HERE / "scan.jpg", "and their *.truth.json")

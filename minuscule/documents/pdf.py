@@ -15,6 +15,7 @@ from minuscule.errors import InputError
 DEFAULT_MAX_SIDE = 1600
 # pdfium reports a hyphen that a layout engine inserted at a line break as U+FFFE (older builds: U+0002).
 _SOFT_HYPHENS = {0xFFFE, 0x0002, 0x00AD}
+SOFT_HYPHEN = "\u00ad"
 _RULE_THICKNESS_PT = 2.5
 _MATH_FONTS = ("math", "katex_", "cmmi", "cmsy", "cmex", "msbm", "msam", "stix", "symbol")
 
@@ -94,7 +95,8 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
         if code in (0x20, 0x0D, 0x0A, 0x09, 0xA0) or code == 0:
             space = True
             continue
-        text = "-" if code in _SOFT_HYPHENS else chr(code)
+        # Kept as U+00AD so that layout can tell a break hyphen from a real one; engines print it as "-".
+        text = SOFT_HYPHEN if code in _SOFT_HYPHENS else chr(code)
         if not raw.FPDFText_GetLooseCharBox(tp, i, rect):
             continue
         raw.FPDFText_GetFontInfo(tp, i, name_buf, 128, flags)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from typing import Iterable, Iterator
 
+from minuscule.documents.pdf import SOFT_HYPHEN
 from minuscule.documents.types import Block, Page, PageResult, TextLine
 from minuscule.lite.blocks import Style, attach_bullets, column_blocks, merge_blocks, rows_of
 from minuscule.lite.furniture import find_furniture
@@ -70,4 +72,6 @@ class LiteEngine:
             blocks += column_blocks(rows_of(pending), style)
         headers = [b for b in furniture if b.type == "header"]
         footers = [b for b in furniture if b.type == "footer"]
-        return PageResult(page=page.number, blocks=headers + merge_blocks(blocks) + footers, engine=NAME)
+        blocks = [replace(b, markdown=b.markdown.replace(SOFT_HYPHEN, "-"))
+                  for b in headers + merge_blocks(blocks, style.soft_hyphens) + footers]
+        return PageResult(page=page.number, blocks=blocks, engine=NAME)
