@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 
 import numpy as np
@@ -102,13 +103,19 @@ def make_scan(pdf_path: Path, path: Path, seed: int = 7) -> None:
 
 
 def page_truths(pdf_path: Path) -> dict[str, str]:
-    """The text Chromium printed on each page, in document order, without the running footer: break
-    hyphens (which pdfium reports as U+FFFE) are joined, line breaks become spaces."""
+    """The text Chromium printed on each page, in document order, without the running footer. pdfium
+    reports every hyphen at a line end as U+FFFE; the source text says whether it was a real one."""
+    source = " ".join(PARAGRAPHS)
     out = {}
     for i, page in enumerate(pdfium.PdfDocument(pdf_path), 1):
         text = page.get_textpage().get_text_range()
         text = text.split("Kessel Catchment Study — page")[0]
-        text = text.replace("\ufffe\r\n", "").replace("\r\n", " ")
+
+        def hyphen(m: re.Match) -> str:
+            left, right = m.group(1), m.group(2)
+            return f"{left}-{right}" if f"{left}-{right}" in source else left + right
+
+        text = re.sub(r"(\w+)\ufffe(?:\r\n)?(\w+)", hyphen, text).replace("\r\n", " ")
         out[str(i)] = " ".join(text.split())
     return out
 

@@ -95,7 +95,8 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
         if code in (0x20, 0x0D, 0x0A, 0x09, 0xA0) or code == 0:
             space = True
             continue
-        # Kept as U+00AD so that layout can tell a break hyphen from a real one; engines print it as "-".
+        # pdfium reports a hyphen at a line end as U+FFFE; kept as U+00AD so layout knows it ends a
+        # line there, and printed as "-" where it is not joined.
         text = SOFT_HYPHEN if code in _SOFT_HYPHENS else chr(code)
         if not raw.FPDFText_GetLooseCharBox(tp, i, rect):
             continue

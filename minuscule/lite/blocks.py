@@ -49,8 +49,6 @@ class Style:
 
     body: float
     heading_sizes: list[float] = field(default_factory=list)
-    # The text layer marks break hyphens (U+00AD); then a plain "-" at a line end is a real hyphen.
-    soft_hyphens: bool = False
     # OCR boxes vary in height with ascenders and descenders, so a heading must stand out more.
     factor: float = 1.15
 
@@ -66,8 +64,7 @@ class Style:
             return cls(body=10.0, factor=factor)
         body = max(weights, key=weights.get)
         bigger = sorted({s for s in weights if s >= body * factor}, reverse=True)
-        soft = any(SOFT_HYPHEN in ln.text for ln in lines)
-        return cls(body=body, heading_sizes=bigger, soft_hyphens=soft, factor=factor)
+        return cls(body=body, heading_sizes=bigger, factor=factor)
 
     def heading_level(self, row: Row) -> int:
         """1.. for a heading, 0 for body text."""
@@ -118,18 +115,16 @@ def attach_bullets(lines: list[TextLine], marks: list[BBox]) -> list[TextLine]:
     return out
 
 
-def join_lines(texts: list[str], keep_hard: bool = False) -> str:
-    """Join the lines of a paragraph. A break hyphen (U+00AD) goes; a plain hyphen before a lower-case
-    continuation goes too, unless the text layer marks break hyphens (`keep_hard`): then it was meant."""
+def join_lines(texts: list[str]) -> str:
+    """Join the lines of a paragraph. A hyphen at a line break goes when the next line starts in lower
+    case ("sta-" + "tion"); before a capital it stays, without a space ("well-" + "Known")."""
     out = ""
     for t in texts:
         t = t.strip()
         if not t:
             continue
-        if out.endswith(SOFT_HYPHEN):
-            out = out[:-1] + t
-        elif out.endswith("-") and len(out) > 1 and out[-2].isalpha() and t[:1].islower():
-            out = (out if keep_hard else out[:-1]) + t
+        if out.endswith(("-", SOFT_HYPHEN)) and len(out) > 1 and out[-2].isalpha():
+            out = (out[:-1] if t[:1].islower() else out[:-1] + "-") + t
         else:
             out = f"{out} {t}" if out else t
     return out
@@ -199,25 +194,25 @@ def _block(kind: str, rows: list[Row], style: Style) -> Block:
         return Block("code", bbox, "```\n" + "\n".join(texts) + "\n```")
     if kind.startswith("h"):
         level = int(kind[1:])
-        return Block("title", bbox, "#" * level + " " + join_lines(texts, style.soft_hyphens))
+        return Block("title", bbox, "#" * level + " " + join_lines(texts))
     if kind == "item":
-        text = join_lines(texts, style.soft_hyphens)
+        text = join_lines(texts)
         m = BULLET.match(text)
         text = "- " + text[m.end():] if m else text
         return Block("list", bbox, text)
     if kind == "caption":
-        return Block("caption", bbox, join_lines(texts, style.soft_hyphens))
-    return Block("text", bbox, join_lines(texts, style.soft_hyphens))
+        return Block("caption", bbox, join_lines(texts))
+    return Block("text", bbox, join_lines(texts))
 
 
-def merge_blocks(blocks: list[Block], keep_hard: bool = False) -> list[Block]:
+def merge_blocks(blocks: list[Block]) -> list[Block]:
     """Consecutive list items become one list block (one item per line), and a paragraph cut by a column
     or page break (no closing punctuation, next part starts in lower case) is joined again."""
     out: list[Block] = []
     for b in blocks:
         if (b.type == "text" and out and out[-1].type == "text" and b.markdown[:1].islower()
                 and not re.search(r"[.!?:;]$", out[-1].markdown)):
-            out[-1] = Block("text", out[-1].bbox, join_lines([out[-1].markdown, b.markdown], keep_hard))
+            out[-1] = Block("text", out[-1].bbox, join_lines([out[-1].markdown, b.markdown]))
         elif b.type == "list" and out and out[-1].type == "list":
             prev = out[-1]
             bbox = (min(prev.bbox[0], b.bbox[0]), min(prev.bbox[1], b.bbox[1]),

@@ -73,5 +73,5 @@ class LiteEngine:
         headers = [b for b in furniture if b.type == "header"]
         footers = [b for b in furniture if b.type == "footer"]
         blocks = [replace(b, markdown=b.markdown.replace(SOFT_HYPHEN, "-"))
-                  for b in headers + merge_blocks(blocks, style.soft_hyphens) + footers]
+                  for b in headers + merge_blocks(blocks) + footers]
         return PageResult(page=page.number, blocks=blocks, engine=NAME)

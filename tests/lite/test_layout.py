@@ -104,7 +104,7 @@ def test_hyphenated_line_breaks_are_joined(tmp_path):
                           "Known team of hydrologists."])
     md = parse(make_pdf([s]), tmp_path)[0].markdown
     assert "every station along" in md
-    assert "well- Known" in md  # a capital after the hyphen: the hyphen was meant
+    assert "well-Known" in md  # a capital after the hyphen: the hyphen was meant
 
 
 def test_headings_and_lists(tmp_path):
