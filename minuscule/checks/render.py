@@ -174,15 +174,39 @@ def same_formula(reference: RenderedFormula, hypothesis: RenderedFormula) -> boo
     return glyphs_match(reference.glyphs, hypothesis.glyphs)
 
 
+_hosts = threading.local()
+
+
+def _browser():
+    """This thread's Chromium, started once and shared by every renderer of the thread
+    (Playwright's sync API allows one running instance per thread)."""
+    host = getattr(_hosts, "host", None)
+    if host is None or not host[1].is_connected():
+        from minuscule.browser import launch_chromium
+
+        pw, browser = launch_chromium()
+        host = (pw, browser)
+        _hosts.host = host
+        atexit.register(_stop_host, pw, browser)
+    return host[1]
+
+
+def _stop_host(pw, browser) -> None:
+    try:
+        browser.close()
+    finally:
+        pw.stop()
+
+
 class MathRenderer:
-    """Renders LaTeX with KaTeX in one Chromium page kept open; caches renders by formula and
+    """Renders LaTeX with KaTeX in a Chromium page kept open; caches renders by formula and
     verdicts by (reference, hypothesis). Optional SQLite file keeps renders across runs.
-    Not thread-safe (Playwright's sync API is bound to the thread that started it)."""
+    Use from one thread (Playwright's sync API is bound to the thread that started it)."""
 
     def __init__(self, cache_path: str | Path | None = None):
         self._renders: dict[str, RenderedFormula | None] = {}
         self._verdicts: dict[tuple[str, str], bool] = {}
-        self._pw = self._browser = self._page = None
+        self._context = self._page = None
         self._db: sqlite3.Connection | None = None
         self.rendered = 0  # formulas actually sent to the browser (for stats and tests)
         if cache_path is not None:
@@ -191,12 +215,11 @@ class MathRenderer:
 
     def _ensure_page(self):
         if self._page is None:
-            from minuscule.browser import katex_dir, launch_chromium
+            from minuscule.browser import katex_dir
 
             kdir = katex_dir()
-            self._pw, self._browser = launch_chromium()
-            context = self._browser.new_context(viewport={"width": 800, "height": 400})
-            page = context.new_page()
+            self._context = _browser().new_context(viewport={"width": 800, "height": 400})
+            page = self._context.new_page()
             page.set_content(_PAGE)
             page.add_style_tag(content=(kdir / "dist" / "katex.min.css").read_text(encoding="utf-8"))
             page.add_script_tag(content=(kdir / "dist" / "katex.min.js").read_text(encoding="utf-8"))
@@ -249,12 +272,12 @@ class MathRenderer:
         return self._verdicts[key]
 
     def close(self) -> None:
-        if self._browser is not None:
+        if self._context is not None:
             try:
-                self._browser.close()
-            finally:
-                self._pw.stop()
-        self._pw = self._browser = self._page = None
+                self._context.close()
+            except Exception:  # the browser may already be gone at interpreter exit
+                pass
+        self._context = self._page = None
         if self._db is not None:
             self._db.close()
             self._db = None
