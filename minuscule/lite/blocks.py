@@ -85,8 +85,9 @@ class Style:
         return 0
 
 
-def rows_of(lines: list[TextLine]) -> list[Row]:
-    """Group lines whose vertical extents mostly overlap (e.g. an equation number) into rows, top to bottom."""
+def group_rows(lines: list[TextLine]) -> list[list[TextLine]]:
+    """Lines whose vertical extents mostly overlap (e.g. an equation and its number, or the cells of a
+    table row), top to bottom, each row left to right."""
     rows: list[list[TextLine]] = []
     for ln in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])):
         if rows:
@@ -97,7 +98,11 @@ def rows_of(lines: list[TextLine]) -> list[Row]:
                 last.append(ln)
                 continue
         rows.append([ln])
-    return [Row.of(r) for r in rows]
+    return [sorted(r, key=lambda ln: ln.bbox[0]) for r in rows]
+
+
+def rows_of(lines: list[TextLine]) -> list[Row]:
+    return [Row.of(r) for r in group_rows(lines)]
 
 
 def attach_bullets(lines: list[TextLine], marks: list[BBox]) -> list[TextLine]:

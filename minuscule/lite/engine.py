@@ -9,6 +9,7 @@ from typing import Iterable, Iterator
 from minuscule.documents.pdf import SOFT_HYPHEN
 from minuscule.documents.types import Block, Page, PageResult, TextLine
 from minuscule.lite.blocks import Style, attach_bullets, column_blocks, merge_blocks, rows_of
+from minuscule.lite.borderless import split_tables
 from minuscule.lite.furniture import find_furniture
 from minuscule.lite.layout import ReadingOrder
 from minuscule.lite.ocr import ocr_lines
@@ -62,14 +63,18 @@ class LiteEngine:
         blocks: list[Block] = []
         for region in ReadingOrder([*body, *tables]).regions():
             pending: list[TextLine] = []
-            for item in region:
-                if isinstance(item, Table):
-                    blocks += column_blocks(rows_of(pending), style)
+            for item in [*region, None]:
+                if item is None or isinstance(item, Table):
+                    for part in split_tables(pending):
+                        if isinstance(part, Table):
+                            blocks.append(Block("table", part.bbox, part.to_html()))
+                        else:
+                            blocks += column_blocks(rows_of(part), style)
                     pending = []
-                    blocks.append(Block("table", item.bbox, item.to_html()))
+                    if item is not None:
+                        blocks.append(Block("table", item.bbox, item.to_html()))
                 else:
                     pending.append(item)
-            blocks += column_blocks(rows_of(pending), style)
         headers = [b for b in furniture if b.type == "header"]
         footers = [b for b in furniture if b.type == "footer"]
         blocks = [replace(b, markdown=b.markdown.replace(SOFT_HYPHEN, "-"))
