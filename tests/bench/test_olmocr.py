@@ -209,3 +209,25 @@ def test_shared_sample_scored_with_the_math_renderer(tmp_path):
     passed = 20 - sum(1 for f in res["failed"] if f["category"] == "arxiv_math")
     first10 = {t.id for t in tests[:10]}
     assert passed >= 10 and all(f["id"] not in first10 for f in res["failed"])
+
+
+def test_engine_run_writes_the_published_layout_and_resumes(tmp_path):
+    pdf = SHARED / "bench_data" / "pdfs" / "arxiv_math" / "2503.04465_pg3.pdf"
+    if not pdf.exists():
+        pytest.skip("shared bench samples not present")
+    data = tmp_path / "data"
+    (data / "pdfs" / "arxiv_math").mkdir(parents=True)
+    shutil.copy(pdf, data / "pdfs" / "arxiv_math" / pdf.name)
+    write_jsonl(data / "t.jsonl", [{"pdf": f"arxiv_math/{pdf.name}", "page": 1, "id": "p", "type": "present",
+                                    "text": "the", "case_sensitive": False}])
+    out, res_path = tmp_path / "lite", tmp_path / "r.json"
+    args = ["bench", "olmocr", "--data", str(data), "--engine", "lite", "--out", str(out), "--json", str(res_path)]
+    assert main(args) == 0
+    md = out / "arxiv_math" / "2503.04465_pg3_pg1_repeat1.md"
+    assert md.exists() and md.read_text().strip()
+    res = json.loads(res_path.read_text())
+    assert res["engine_run"]["pages_parsed"] == 1 and res["inputs"]["engine"] == "lite"
+    assert res["overall"] == 1.0
+    assert main(args) == 0  # a second run keeps what is there
+    assert json.loads(res_path.read_text())["engine_run"]["pages_reused"] == 1
+    assert main(["bench", "olmocr", "--data", str(data), "--engine", "nope", "--out", str(out)]) == 2
