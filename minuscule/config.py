@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from dataclasses import asdict, dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -266,9 +266,6 @@ class ModelConfig:
             info["dtype"] = dtype_name
         return replace(self, info=_info(info))
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
 
 def _jina_mtp() -> dict[str, Any]:
     return {"num_nextn_predict_layers": 1, "mtp_num_heads": 1, "mtp_num_speculative_steps": 3, "mtp_recursive": True,
@@ -376,7 +373,3 @@ def write_json_atomic(path: Path, data: Any) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
-
-
-def config_field_names() -> list[str]:
-    return [f.name for f in fields(ModelConfig)]
