@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import random
+from dataclasses import dataclass
 
 from minuscule.synth.blocks import (
     Block, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
@@ -128,8 +129,25 @@ table.striped th {{ border-bottom: 1pt solid {accent}; }}
 """
 
 
+@dataclass(frozen=True)
+class PageHTML:
+    """A page as a stylesheet and a body; the renderer swaps both into one long-lived document."""
+
+    css: str
+    body: str
+
+    def document(self, katex_dir: str) -> str:
+        """A standalone HTML file of the page (for looking at it in a browser)."""
+        return (
+            '<!doctype html><html><head><meta charset="utf-8">'
+            f'<link rel="stylesheet" href="file://{katex_dir}/dist/katex.min.css">'
+            f'<script src="file://{katex_dir}/dist/katex.min.js"></script>'
+            f"<style>{self.css}</style></head><body>{self.body}</body></html>"
+        )
+
+
 def page_html(style: PageStyle, heads: RunningHeads, blocks: list[Block], regions: tuple[Region, ...],
-              footnotes: list[Footnote], katex_dir: str, rng: random.Random) -> str:
+              footnotes: list[Footnote], rng: random.Random) -> PageHTML:
     """The whole page; footnotes get indices after the body blocks and depend on the paragraph citing them."""
     dep: dict[int, int] = {}
     for i, block in enumerate(blocks):
@@ -145,13 +163,11 @@ def page_html(style: PageStyle, heads: RunningHeads, blocks: list[Block], region
         body.append(f'<div class="{cls}" data-r="{r}">{inner}</div>')
     fn = "".join(block_html(len(blocks) + j, f, dep) for j, f in enumerate(footnotes))
     footer_items = heads.footer + ((heads.page_number,) if heads.page_number else ())
-    return (
-        '<!doctype html><html><head><meta charset="utf-8">'
-        f'<link rel="stylesheet" href="file://{katex_dir}/dist/katex.min.css">'
-        f'<script src="file://{katex_dir}/dist/katex.min.js"></script>'
-        f"<style>{page_css(style, rng)}</style></head><body><div id=\"page\">"
+    css = page_css(style, rng)
+    return PageHTML(css, (
+        '<div id="page">'
         f'{_heads_html(heads.header, style.header_align, "hdr")}'
         f'<div id="body">{"".join(body)}</div><div id="fn">{fn}</div>'
         f'{_heads_html(footer_items, style.footer_align, "ftr")}'
-        "</div></body></html>"
-    )
+        "</div>"
+    ))

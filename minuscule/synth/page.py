@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from minuscule.synth.blocks import Block, Formula, ListBlock, Paragraph, Table
 from minuscule.synth.content import LOCALES, ContentMaker, make_blocks
-from minuscule.synth.html import page_html
+from minuscule.synth.html import PageHTML, page_html
 from minuscule.synth.layout import PageStyle, Region, RunningHeads, arrange, choose_heads, choose_style
 from minuscule.synth.reference import page_markdown
 from minuscule.synth.render import PageRenderer, pdf_page_count
@@ -31,7 +31,7 @@ class PageSpec:
     blocks: tuple[Block, ...]  # body blocks in reading order, then footnotes
     n_body: int
     regions: tuple[Region, ...]
-    html: str
+    html: PageHTML
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class RenderedPage:
         return [self.spec.blocks[i] for i in self.kept]
 
 
-def make_spec(seed: int, katex_dir: str) -> PageSpec:
+def make_spec(seed: int) -> PageSpec:
     rng = random.Random(seed)
     locale = rng.choice(LOCALES)
     maker = ContentMaker(rng, locale)
@@ -63,7 +63,7 @@ def make_spec(seed: int, katex_dir: str) -> PageSpec:
                          title=rng.random() < 0.3)
     regions = arrange(blocks, style, rng)
     footnotes = list(maker.footnotes)
-    html = page_html(style, heads, blocks, regions, footnotes, katex_dir, rng)
+    html = page_html(style, heads, blocks, regions, footnotes, rng)
     return PageSpec(seed, locale, style, heads, tuple(blocks) + tuple(footnotes), len(blocks), regions, html)
 
 
@@ -75,7 +75,7 @@ def render_page(renderer: PageRenderer, seed: int, index: int) -> tuple[Rendered
     """Render page `index`; a page that loses all tables and formulas, or prints to more than one
     page, is laid out again from the next attempt's seed. Returns (page or None, attempts used)."""
     for attempt in range(MAX_ATTEMPTS):
-        spec = make_spec(page_seed(seed, index, attempt), renderer.katex_dir)
+        spec = make_spec(page_seed(seed, index, attempt))
         result = renderer.render(spec.html)
         removed = set(result.layout["removed"])
         kept = tuple(i for i in range(len(spec.blocks)) if i not in removed)

@@ -40,7 +40,7 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 def _png(image) -> bytes:
     buf = io.BytesIO()
-    image.save(buf, format="PNG", compress_level=3)
+    image.save(buf, format="PNG", compress_level=1)
     return buf.getvalue()
 
 

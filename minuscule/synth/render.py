@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from minuscule.synth.html import PageHTML
 
 # Runs inside the page. Typesets every formula, then removes blocks that cannot be shown whole:
 # formulas KaTeX rejects, blocks wider than their column, and trailing blocks while the body
 # overflows the page (so nothing is ever clipped). Then reports the words of every text line
 # with their boxes, so first/last lines of columns and the column of each block are known.
 LAYOUT_JS = r"""
-async () => {
+async ([css, html]) => {
+  document.getElementById('page-style').textContent = css;
+  document.body.innerHTML = html;
   const bad = new Set();
   for (const el of document.querySelectorAll('.tex')) {
     try {
@@ -22,6 +25,9 @@ async () => {
       if (b) bad.add(b.dataset.b);
     }
   }
+  // Layout first, so the fonts KaTeX's spans need start loading; then wait for them, or the
+  // overflow checks below would measure fallback glyphs that the printed page does not use.
+  void document.body.offsetHeight;
   await document.fonts.ready;
   const body = document.getElementById('body');
   const removed = [];
@@ -30,17 +36,24 @@ async () => {
   const hide = (el) => el.classList.add('gone');
   const overflows = () => body.scrollHeight > body.clientHeight + 1;
   for (const el of all()) if (bad.has(el.dataset.b) || el.scrollWidth > el.clientWidth + 1) hide(el);
-  // Trim from the end until the body fits, then give the trimmed blocks a second chance in
-  // reading order: a long table that did not fit may be followed by a paragraph that does.
-  const trimmed = [];
-  while (overflows()) {
-    const bs = shown();
-    if (!bs.length) break;
-    hide(bs[bs.length - 1]);
-    trimmed.unshift(bs[bs.length - 1]);
+  // The longest prefix of blocks (reading order) that fits, by bisection: each probe is a layout.
+  const cands = shown();
+  const showUpTo = (k) => cands.forEach((el, j) => el.classList.toggle('gone', j >= k));
+  let lo = cands.length;
+  if (overflows()) {
+    lo = 0;
+    let hi = cands.length;
+    while (hi - lo > 1) {
+      const mid = (lo + hi) >> 1;
+      showUpTo(mid);
+      if (overflows()) hi = mid; else lo = mid;
+    }
+    showUpTo(lo);
   }
+  // Then give the later blocks a second chance in reading order: a long table that did not fit
+  // may be followed by a paragraph that does.
   let misses = 0;
-  for (const el of trimmed.slice(1)) {
+  for (const el of cands.slice(lo + 1)) {
     if (misses >= 4) break;
     el.classList.remove('gone');
     if (overflows()) { hide(el); misses += 1; } else { misses = 0; }
@@ -123,19 +136,23 @@ class PageRenderer:
 
         self.katex_dir = str(katex_dir())
         self._tmp = tempfile.TemporaryDirectory(prefix="minuscule-synth-")
-        self._file = Path(self._tmp.name) / "page.html"
+        shell = Path(self._tmp.name) / "shell.html"
+        # One document for all pages: KaTeX's script and fonts load once, each page swaps in its
+        # stylesheet and body (a navigation per page would re-parse KaTeX every time).
+        shell.write_text(
+            '<!doctype html><html><head><meta charset="utf-8">'
+            f'<link rel="stylesheet" href="file://{self.katex_dir}/dist/katex.min.css">'
+            f'<script src="file://{self.katex_dir}/dist/katex.min.js"></script>'
+            '<style id="page-style"></style></head><body></body></html>', encoding="utf-8")
         self._closed = False
         self._pw, self._browser = launch_chromium()
         self._page = self._browser.new_page()
         self._page.emulate_media(media="print")
+        self._page.goto(shell.as_uri(), wait_until="load")
         self.browser_version = self._browser.version
 
-    def render(self, html: str) -> RenderResult:
-        tmp = self._file.with_suffix(".tmp")
-        tmp.write_text(html, encoding="utf-8")
-        os.replace(tmp, self._file)
-        self._page.goto(self._file.as_uri(), wait_until="load")
-        layout = self._page.evaluate(LAYOUT_JS)
+    def render(self, html: PageHTML) -> RenderResult:
+        layout = self._page.evaluate(LAYOUT_JS, [html.css, html.body])
         pdf = self._page.pdf(prefer_css_page_size=True, print_background=True,
                              margin={"top": "0", "right": "0", "bottom": "0", "left": "0"})
         return RenderResult(pdf, layout)
