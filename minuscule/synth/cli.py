@@ -23,13 +23,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 _RENDERER = None
+_START_ERROR: str | None = None
+
+
+class BrowserStartError(RuntimeError):
+    """Chromium could not be started in a worker (reported as one line, not a respawn loop)."""
 
 
 def _init_worker() -> None:
-    global _RENDERER
+    global _RENDERER, _START_ERROR
     from minuscule.synth.render import PageRenderer
 
-    _RENDERER = PageRenderer()
+    try:
+        _RENDERER = PageRenderer()
+    except Exception as exc:  # any launch failure; a raising pool initializer would respawn forever
+        _START_ERROR = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return
     from multiprocessing import util
 
     # Pool workers that exit normally (close + join) shut their browser down.
@@ -39,6 +48,8 @@ def _init_worker() -> None:
 def _work(job):
     from minuscule.synth.pipeline import generate_page
 
+    if _START_ERROR is not None:
+        raise BrowserStartError(f"cannot start Chromium: {_START_ERROR}")
     cfg, index = job
     return generate_page(_RENDERER, cfg, index)
 
@@ -73,11 +84,25 @@ def _check(args: argparse.Namespace) -> None:
         raise InputError("--dpi", f"must be between 36 and 600, got {args.dpi}")
 
 
+def _preflight() -> None:
+    """Fail in this process, with one line, before workers would each fail to start a browser."""
+    from minuscule.browser import chromium_path, katex_dir
+
+    chromium_path()
+    katex_dir()
+    try:
+        import faker  # noqa: F401
+        import playwright  # noqa: F401
+    except ImportError as exc:
+        raise MissingExtraError(exc.name or "playwright", "eval") from None
+
+
 def run(args: argparse.Namespace) -> int:
     from minuscule.synth.pipeline import SynthConfig, assemble, contact_sheet, load_sidecars, prepare_out
 
     try:
         _check(args)
+        _preflight()
         cfg = SynthConfig(out=args.out, n=args.n, seed=args.seed, degrade=args.degrade, dpi=args.dpi)
         todo = prepare_out(cfg, args.resume)
         start = time.perf_counter()
@@ -86,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         sidecars = load_sidecars(cfg)
         manifest = assemble(cfg, sidecars, _versions(browser_version), seconds, len(todo))
         preview = contact_sheet(cfg, sidecars) if args.preview else None
-    except (InputError, MissingExtraError) as exc:
+    except (InputError, MissingExtraError, BrowserStartError) as exc:
         print(f"minuscule synth: {exc}", file=sys.stderr)
         return 2
     summary = (f"{manifest['pages']} pages ({manifest['dropped']} dropped, {manifest['degraded_copies']} degraded copies), "
@@ -119,7 +144,10 @@ def _generate(cfg, todo: list[int], workers: int) -> str | None:
             from minuscule.synth.render import PageRenderer
 
             global _RENDERER
-            _RENDERER = PageRenderer()
+            try:
+                _RENDERER = PageRenderer()
+            except Exception as exc:
+                raise BrowserStartError(f"cannot start Chromium: {(str(exc).strip().splitlines() or [type(exc).__name__])[0]}") from None
             try:
                 for k, index in enumerate(todo, 1):
                     _work((cfg, index))

@@ -164,3 +164,12 @@ def test_ids_are_unique_and_pdf_paths_relative(runs):
         assert re.fullmatch(r"pages/p\d{6}(-d)?\.pdf", record["pdf"])
         assert record["page"] == 1
     assert len(ids) == len(set(ids))
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_missing_browser_is_one_line_error(tmp_path, capsys, monkeypatch, workers):
+    _have_browser()
+    monkeypatch.setenv("MINUSCULE_CHROMIUM", str(tmp_path / "no-chromium"))
+    assert main(["synth", "--n", "2", "--out", str(tmp_path / "x"), "--workers", workers]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "cannot start Chromium" in err
