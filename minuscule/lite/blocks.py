@@ -56,33 +56,41 @@ class Style:
     def of(cls, lines: list[TextLine], factor: float = 1.15) -> "Style":
         weights: dict[float, int] = {}
         for ln in lines:
-            if ln.math:
+            if ln.math or not _wordy(ln.text):
                 continue
             key = round(ln.size * 2) / 2
             weights[key] = weights.get(key, 0) + len(ln.text)
         if not weights:
             return cls(body=10.0, factor=factor)
         body = max(weights, key=weights.get)
-        bigger = sorted({s for s in weights if s >= body * factor}, reverse=True)
+        bigger: list[float] = []
+        for size in sorted((s for s in weights if s >= body * factor), reverse=True):
+            if not bigger or size < bigger[-1] / 1.08:  # sizes within 8% are one level (OCR boxes jitter)
+                bigger.append(size)
         return cls(body=body, heading_sizes=bigger, factor=factor)
 
     def heading_level(self, row: Row) -> int:
         """1.. for a heading, 0 for body text."""
         text = row.text.strip()
-        letters = sum(ch.isalpha() for ch in text)
-        if letters < 0.5 * len(text.replace(" ", "")) or "=" in text:
+        if not _wordy(text):
             return 0  # formulas and number rows are set large or bold, but they are not headings
         # OCR cannot see bold, so a numbered section title of body size counts there too.
         if SECTION.match(text) and len(text) <= 60 and row.size >= self.body * (1.05 if self.factor < 1.3 else 0.95):
-            return min(len([s for s in self.heading_sizes if s > row.size + 0.25]) + 1, 6)
+            return min(len([s for s in self.heading_sizes if s > row.size * 1.08]) + 1, 6)
         if row.size >= self.body * self.factor and len(text) <= 120:
             for i, s in enumerate(self.heading_sizes):
-                if row.size >= s - 0.25:
+                if row.size >= s / 1.08:
                     return min(i + 1, 5)
             return min(len(self.heading_sizes), 5) or 1
         if row.bold and len(row.text) <= 90 and not _SENTENCE_END.search(row.text):
             return min(len(self.heading_sizes) + 1, 6)
         return 0
+
+
+def _wordy(text: str) -> bool:
+    """Mostly letters and no equals sign: could be a heading (formulas and figures can't)."""
+    compact = text.replace(" ", "")
+    return bool(compact) and sum(ch.isalpha() for ch in compact) >= 0.5 * len(compact) and "=" not in compact
 
 
 def group_rows(lines: list[TextLine]) -> list[list[TextLine]]:
@@ -140,13 +148,14 @@ def column_blocks(rows: list[Row], style: Style) -> list[Block]:
     if not rows:
         return []
     left = min(r.bbox[0] for r in rows)
+    right = max(r.bbox[2] for r in rows)
     gaps = [b.bbox[1] - a.bbox[3] for a, b in zip(rows, rows[1:]) if b.bbox[1] > a.bbox[3]]
     usual_gap = statistics.median(gaps) if gaps else 0.0
     groups: list[list[Row]] = []
     kinds: list[str] = []
     for i, row in enumerate(rows):
         kind = _kind(row, style)
-        if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, left, usual_gap, style):
+        if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, (left, right), usual_gap, style):
             groups[-1].append(row)
             continue
         groups.append([row])
@@ -169,7 +178,9 @@ def _kind(row: Row, style: Style) -> str:
     return "text"
 
 
-def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, left: float, usual_gap: float, style: Style) -> bool:
+def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, span: tuple[float, float], usual_gap: float,
+                style: Style) -> bool:
+    left, right = span
     gap = row.bbox[1] - prev.bbox[3]
     em = max(style.body, 1.0)
     if kind == "item" or kind != prev_kind and not (prev_kind in ("item", "caption") and kind == "text"):
@@ -185,7 +196,8 @@ def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, left: float, usu
         return row.bbox[0] < left + 0.5 * em and prev.bbox[0] >= left + 0.5 * em
     if kind == "text" and row.bbox[0] > left + 0.8 * em and prev.bbox[0] <= left + 0.4 * em:
         return True  # first-line indent
-    return False
+    # A sentence that ends well short of the column's right edge ends its paragraph.
+    return kind == "text" and bool(re.search(r"[.!?:]$", prev.text)) and prev.bbox[2] < right - 0.15 * (right - left)
 
 
 def _block(kind: str, rows: list[Row], style: Style) -> Block:

@@ -7,10 +7,12 @@ from dataclasses import replace
 from typing import Iterable, Iterator
 
 from minuscule.documents.pdf import SOFT_HYPHEN
-from minuscule.documents.types import Block, Page, PageResult, TextLine
+from minuscule.documents.types import Block, Page, PageResult, Rule, TextLine
 from minuscule.lite.blocks import Style, attach_bullets, column_blocks, merge_blocks, rows_of
 from minuscule.lite.borderless import split_tables
+from minuscule.lite.deskew import deskew
 from minuscule.lite.furniture import find_furniture
+from minuscule.lite.image_rules import detect_rules
 from minuscule.lite.layout import ReadingOrder
 from minuscule.lite.ocr import ocr_lines
 from minuscule.lite.tables import Table, find_tables
@@ -32,12 +34,16 @@ class LiteEngine:
         pages = list(pages)
         started = [time.perf_counter()]
         read: list[tuple[list[TextLine], str, float]] = []
-        for page in pages:
+        scanned: dict[int, tuple[list[Rule], float]] = {}
+        for i, page in enumerate(pages):
             t0 = time.perf_counter()
             if page.has_text:
                 read.append((list(page.text_layer.lines), "text-layer", 0.0))
             else:
-                read.append((ocr_lines(page.image), "ocr", time.perf_counter() - t0))
+                # Straighten first: OCR reads level lines best, and ruling lines must be level to be found.
+                image, angle = deskew(page.image)
+                read.append((ocr_lines(image), "ocr", time.perf_counter() - t0))
+                scanned[i] = (detect_rules(image), angle)
             started.append(time.perf_counter())
         marks = find_furniture([(lines, page.height) for (lines, _, _), page in zip(read, pages)])
         # One typography for the whole document (per source), so that heading levels agree across pages.
@@ -47,17 +53,21 @@ class LiteEngine:
         for i, page in enumerate(pages):
             t0 = time.perf_counter()
             lines, source, ocr_s = read[i]
-            result = self._layout(page, lines, marks[i], styles[source])
+            rules, angle = scanned.get(i, (page.text_layer.rules if page.text_layer else [], 0.0))
+            result = self._layout(page, lines, marks[i], styles[source], rules)
             result.seconds = (started[i + 1] - started[i]) + (time.perf_counter() - t0)
             result.stats = {"source": source, "lines": len(lines), "ocr_seconds": round(ocr_s, 3)}
+            if source == "ocr":
+                result.stats["deskew_degrees"] = angle
             yield result
 
-    def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str], style: Style) -> PageResult:
+    def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str], style: Style,
+                rules: list[Rule]) -> PageResult:
         furniture = [Block(marks[i], ln.bbox, ln.text) for i, ln in enumerate(lines) if i in marks]
         body = [ln for i, ln in enumerate(lines) if i not in marks and ln.text.strip()]
         tables: list[Table] = []
-        if page.text_layer is not None and page.text_layer.rules:
-            tables, body = find_tables(page.text_layer.rules, body)
+        if rules:
+            tables, body = find_tables(rules, body)
         if page.text_layer is not None and page.text_layer.marks:
             body = attach_bullets(body, page.text_layer.marks)
         blocks: list[Block] = []

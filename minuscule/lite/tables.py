@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import html
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from minuscule.documents.pdf import chars_text
 from minuscule.documents.types import BBox, Char, Rule, TextLine
@@ -157,6 +157,8 @@ def _fill(table: Table, lines: list[TextLine]) -> None:
     """Put each char in the cell that holds its centre; a cell's lines are joined with spaces."""
     per_cell: dict[int, list[list[Char]]] = {}
     for line in sorted(lines, key=lambda ln: (ln.bbox[1], ln.bbox[0])):
+        if not line.chars:  # an OCR line has no chars: it goes whole to the cell that holds its centre
+            line = replace(line, chars=(Char(line.text, line.bbox, line.size, line.bold),))
         current: dict[int, list[Char]] = {}
         for ch in line.chars:
             cx, cy = (ch.bbox[0] + ch.bbox[2]) / 2, (ch.bbox[1] + ch.bbox[3]) / 2
