@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from minuscule.checks.render import MathRenderer
 
 TEST_TYPES = ("present", "absent", "order", "table", "math", "baseline")
-COMMON_FIELDS = {"pdf": None, "page": None, "id": None, "type": None, "max_diffs": 0, "checked": None, "url": None}
+COMMON_FIELDS = frozenset({"pdf", "page", "id", "type", "max_diffs", "checked", "url"})
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def parse_test(record: Mapping[str, Any]) -> BenchTest:
     if kind not in _REGISTRY:
         raise InputError(where, f"unknown test type {kind!r}; expected one of {', '.join(TEST_TYPES)}")
     extra, build = _REGISTRY[kind]
-    unknown = sorted(set(record) - set(COMMON_FIELDS) - set(extra))
+    unknown = sorted(set(record) - COMMON_FIELDS - set(extra))
     if unknown:
         raise InputError(where, f"unknown field(s) for a {kind} test: {', '.join(unknown)}")
     missing = [k for k in ("pdf", "page", "id") if k not in record]

@@ -69,6 +69,8 @@ class TableTest(BenchTest):
                 return ""
             if score > best:
                 best, best_text = score, texts[other]
+        if best_text is None:
+            return f"no {name} cell, expected {expected!r}" if not related else f"{name} expected {expected!r} (best 0.00)"
         return f"{name} is {best_text!r}, expected {expected!r} (best {best:.2f})"
 
 

@@ -76,3 +76,10 @@ def test_overlapping_spans_fail_like_the_published_parser():
     bad = '<table><tr><td>x</td><td rowspan="3">y</td></tr><tr><td colspan="2">z</td></tr></table>'
     r = table("x").run(bad + "\n" + MD.replace("Ann", "x"))
     assert not r.passed and "spans" in r.explanation
+
+
+def test_explanations_name_the_missing_relation():
+    r = table("Model", up="x").run(HTML)
+    assert not r.passed and "no up cell" in r.explanation
+    r = table("0.81", left="zzz").run(HTML)
+    assert "left is 'GPT'" not in r.explanation and "left expected 'zzz'" in r.explanation
