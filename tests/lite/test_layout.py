@@ -127,3 +127,28 @@ def test_json_blocks_have_types_and_pixel_boxes(tmp_path):
         x0, y0, x1, y1 = b["bbox"]
         assert 0 <= x0 < x1 <= 1600 and 0 <= y0 < y1 <= 1600
     assert data["blocks"][0]["type"] == "title"
+
+
+def test_borderless_table_from_aligned_rows(tmp_path):
+    s = PageSpec()
+    s.paragraph(60, 80, ["Maintenance intervals are listed below for every unit we run."])
+    rows = [("Item", "Interval", "Limit", "Owner"), ("Motor insulation test", "6 months", "> 100 MOhm", "Electrical"),
+            ("Impeller clearance", "4,000 h", "0.3 - 0.5 mm", "Mechanical"), ("Valve exercise", "3 months", "full stroke", "Operations")]
+    for r, row in enumerate(rows):
+        for c, text in enumerate(row):
+            s.text(60 + c * 120, 120 + r * 16, text, 9, bold=r == 0)
+    s.paragraph(60, 200, ["After the table the text goes on as usual, in one column."])
+    md = parse(make_pdf([s]), tmp_path)[0].markdown
+    assert "<tr><th>Item</th><th>Interval</th><th>Limit</th><th>Owner</th></tr>" in md
+    assert "<tr><td>Impeller clearance</td><td>4,000 h</td><td>0.3 - 0.5 mm</td><td>Mechanical</td></tr>" in md
+    assert md.index("Maintenance intervals") < md.index("<table>") < md.index("After the table")
+
+
+def test_bullets_set_apart_are_a_list_not_a_table(tmp_path):
+    s = PageSpec()
+    for i, text in enumerate(["first point of the list", "second point of the list", "third point of the list"]):
+        s.text(60, 100 + i * 14, "•", 10)
+        s.text(80, 100 + i * 14, text, 10)
+    md = parse(make_pdf([s]), tmp_path)[0].markdown
+    assert "<table>" not in md
+    assert "- first point of the list\n- second point of the list\n- third point of the list" in md

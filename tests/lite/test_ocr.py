@@ -41,3 +41,31 @@ def test_clean_300dpi_render_has_low_cer_and_column_order(tmp_path):
     assert rate < 0.02, (rate, text)
     # boxes are in the input image's pixels even though OCR ran on a smaller copy
     assert max(b.bbox[2] for b in result.blocks) > 1300
+
+
+def test_deskew_estimates_the_rotation(tmp_path):
+    from PIL import Image
+
+    from minuscule.lite.deskew import estimate_skew
+
+    path, _ = rendered_page(tmp_path, 150)
+    img = Image.open(path)
+    assert abs(estimate_skew(img)) < 0.15
+    assert abs(estimate_skew(img.rotate(1.2, fillcolor=255)) + 1.2) <= 0.2
+
+
+def test_ruled_table_in_a_tilted_scan_becomes_html(tmp_path):
+    from PIL import Image
+    from pdfmaker import ruled_table
+
+    s = PageSpec()
+    s.paragraph(60, 80, ["Mean values at the four stations follow."], size=11)
+    rows = [["Station", "Area", "Flow", "Nitrate"], ["Weiden", "12.4", "0.18", "31.2"], ["Hollbach", "38.9", "0.61", "27.5"]]
+    ruled_table(s, 60, 110, [150, 100, 100, 100], rows, row_h=24, size=11)
+    img = pdfium.PdfDocument(make_pdf([s]))[0].render(scale=200 / 72).to_pil().convert("L")
+    path = tmp_path / "table.png"
+    img.rotate(0.9, resample=Image.BICUBIC, fillcolor=255).save(path)
+    result = LiteEngine().parse_page(load(path)[0])
+    html = next(b.markdown for b in result.blocks if b.type == "table")
+    assert "<tr><td>Weiden</td><td>12.4</td><td>0.18</td><td>31.2</td></tr>" in html
+    assert abs(result.stats["deskew_degrees"] + 0.9) <= 0.2
