@@ -11,14 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
-from minuscule.errors import InputError
+from minuscule.errors import InputError, MissingExtraError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data", required=True, help="bench_data folder: *.jsonl tests and pdfs/")
     src = parser.add_mutually_exclusive_group()
-    src.add_argument("--pred", help="folder of <pdf name>_pg<page>_repeat<r>.md predictions "
-                     "(with --engine: where the engine's Markdown is written; default DATA/<engine>)")
+    src.add_argument("--pred", help="folder of <pdf name>_pg<page>_repeat<r>.md predictions")
     src.add_argument("--engine", help="run this engine (lite, auto, ...) on the PDFs first")
     parser.add_argument("--out", help="with --engine: prediction folder to write (default DATA/<engine>)")
     parser.add_argument("--model", help="model checkpoint for the engine")
@@ -36,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     try:
         result = evaluate(args)
-    except InputError as exc:
+    except (InputError, MissingExtraError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     text = json.dumps(result, indent=1, ensure_ascii=False)
