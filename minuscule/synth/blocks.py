@@ -66,13 +66,21 @@ class Formula:
 
 
 @dataclass(frozen=True)
+class Figure:
+    svg: str  # a text-free chart
+    caption: str
+    width: float  # fraction of the column width
+    kind: str = "figure"
+
+
+@dataclass(frozen=True)
 class Footnote:
     number: int
     text: str
     kind: str = "footnote"
 
 
-Block = Union[Heading, Paragraph, ListBlock, Table, Formula, Footnote]
+Block = Union[Heading, Paragraph, ListBlock, Table, Formula, Figure, Footnote]
 
 
 def block_has_inline_math(block: Block) -> bool:

@@ -7,8 +7,9 @@ import re
 from functools import lru_cache
 
 from minuscule.synth.blocks import (
-    Block, Cell, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
+    Block, Cell, Figure, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
 )
+from minuscule.synth.figures import svg_chart
 from minuscule.synth.formulas import FormulaMaker
 
 # Locales whose Faker lorem provider has real word lists, in Latin, Cyrillic and Greek scripts
@@ -131,7 +132,16 @@ class ContentMaker:
         return Heading(level, f"{number} {text}".strip())
 
     def formula(self) -> Formula:
-        return Formula(self.formulas.display())
+        latex = self.formulas.display()
+        if self.rng.random() < 0.25:
+            # Numbered equations, as in papers; KaTeX prints the tag at the right margin.
+            latex += f" \\tag{{{self.rng.randint(1, 40)}}}"
+        return Formula(latex)
+
+    def figure(self) -> Figure:
+        label = self.rng.choice(["Figure", "Fig.", "Figure"])
+        caption = f"{label} {self.rng.randint(1, 12)}: {self.plain_sentence(4, 12)}"
+        return Figure(svg_chart(self.rng), caption, round(self.rng.uniform(0.6, 1.0), 2))
 
     def table(self, max_cols: int) -> Table:
         """A table with header rows, numeric and text cells, and sometimes grouped columns or rows."""
@@ -240,6 +250,8 @@ def make_blocks(maker: ContentMaker, budget_lines: float, line_chars: float, max
             return len(block.rows) * 1.4 + (2 if block.caption else 1)
         if isinstance(block, Formula):
             return 5 if "begin" in block.latex or "frac" in block.latex else 3
+        if isinstance(block, Figure):
+            return 14
         return 2.5
 
     if title:
@@ -267,13 +279,15 @@ def make_blocks(maker: ContentMaker, budget_lines: float, line_chars: float, max
         if forced and (len(forced) == 1 or rng.random() < 0.6):
             kind = forced.pop(0)
         else:
-            kind = rng.choices(["paragraph", "formula", "table", "list"], weights=[4, 2.2, 1.4, 0.7])[0]
+            kind = rng.choices(["paragraph", "formula", "table", "list", "figure"], weights=[4, 2.2, 1.4, 0.7, 0.4])[0]
         if kind == "table":
             block: Block = maker.table(small_table_cols if rng.random() < 0.7 else max_table_cols)
         elif kind == "formula":
             block = maker.formula()
         elif kind == "list":
             block = maker.list_block()
+        elif kind == "figure":
+            block = maker.figure()
         else:
             block = maker.paragraph()
         blocks.append(block)

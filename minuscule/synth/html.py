@@ -7,7 +7,7 @@ import random
 from dataclasses import dataclass
 
 from minuscule.synth.blocks import (
-    Block, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
+    Block, Figure, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
 )
 from minuscule.synth.layout import PageStyle, Region, RunningHeads
 
@@ -65,6 +65,9 @@ def block_html(i: int, block: Block, dep: dict[int, int]) -> str:
         return f'<div class="tbl" data-b="{i}">{cap}{table_html(block)}</div>'
     if isinstance(block, Formula):
         return f'<div class="dm" data-b="{i}"><span class="tex dtex" data-tex="{html.escape(block.latex, quote=True)}"></span></div>'
+    if isinstance(block, Figure):
+        return (f'<div class="fig" data-b="{i}"><div style="width:{block.width * 100:.0f}%;margin:0 auto">{block.svg}</div>'
+                f'<div class="cap">{html.escape(block.caption, quote=False)}</div></div>')
     if isinstance(block, Footnote):
         return (f'<div class="fnote" data-b="{i}" data-dep="{dep.get(block.number, -1)}">'
                 f"<sup>{block.number}</sup> {html.escape(block.text, quote=False)}</div>")
@@ -108,7 +111,9 @@ h2 {{ font-size: {head_size * 1.12:.2f}em; margin: 0.6em 0 0.35em 0; }}
 h3 {{ font-size: {head_size:.2f}em; margin: 0.5em 0 0.3em 0; font-style: {rng.choice(["normal", "italic"])}; }}
 ul, ol {{ margin: 0 0 0.45em 0; padding-left: 1.6em; }}
 li {{ break-inside: avoid; margin-bottom: 0.15em; }}
-.tbl, .dm {{ break-inside: avoid; margin: 0.5em 0 0.7em 0; }}
+.tbl, .dm, .fig {{ break-inside: avoid; margin: 0.5em 0 0.7em 0; }}
+.fig svg {{ display: block; }}
+.fig .cap {{ margin-top: 0.3em; text-align: center; }}
 .cap {{ font-size: 0.9em; margin-bottom: 0.3em; font-style: {rng.choice(["normal", "italic"])}; }}
 .dm {{ text-align: center; }}
 .dm .katex-display {{ margin: 0.2em 0; }}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from minuscule.synth.blocks import Formula, Heading, ListBlock, Paragraph, Table, sentence_is_plain
+from minuscule.synth.blocks import Figure, Formula, Heading, ListBlock, Paragraph, Table, sentence_is_plain
 from minuscule.synth.reference import table_md
 
 MAX_PRESENT_SENTENCES = 6
@@ -136,6 +136,9 @@ class PageMiner:
         headings = [b.text for b in blocks.values() if isinstance(b, Heading) and len(b.text) >= 8]
         if headings:
             picked.append(self.rng.choice(headings))
+        captions = [b.caption for b in blocks.values() if isinstance(b, (Table, Figure)) and len(b.caption) >= 15]
+        if captions:
+            picked.append(self.rng.choice(captions))
         for text in lines + picked:
             self._add("present", {"text": text, "case_sensitive": True, "first_n": None, "last_n": None},
                       _fuzz_budget(text))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 from minuscule.synth.blocks import (
-    Block, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
+    Block, Figure, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
 )
 from minuscule.synth.html import join_spans
 
@@ -52,6 +52,8 @@ def block_md(block: Block) -> str:
         return (block.caption + "\n\n" if block.caption else "") + table_md(block)
     if isinstance(block, Formula):
         return f"$$\n{block.latex}\n$$"
+    if isinstance(block, Figure):
+        return block.caption  # the picture itself is not described (design.md)
     if isinstance(block, Footnote):
         return f"<sup>{block.number}</sup> {block.text}"
     raise TypeError(f"unknown block {block!r}")

@@ -142,6 +142,10 @@ def test_formulas_render_in_katex():
     kinds = ["equation", "sum", "integral", "matrix", "cases", "limit", "product", "aligned", "norm", "set"]
     display = [getattr(maker, f"_{k}")() for k in kinds for _ in range(15)] + [maker.display() for _ in range(100)]
     inline = [maker.inline() for _ in range(100)]
+    content = ContentMaker(random.Random(4), "en_US")
+    tagged = [content.formula().latex for _ in range(200)]
+    assert any("\\tag{" in t for t in tagged)
+    display += tagged
     script = (
         f"const katex = require({json.dumps(str(katex))});"
         "const items = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
