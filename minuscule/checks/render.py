@@ -208,6 +208,7 @@ class MathRenderer:
         self._verdicts: dict[tuple[str, str], bool] = {}
         self._context = self._page = None
         self._db: sqlite3.Connection | None = None
+        self._db_prefix = ""
         self.rendered = 0  # formulas actually sent to the browser (for stats and tests)
         if cache_path is not None:
             self._db = sqlite3.connect(str(cache_path))
@@ -232,8 +233,14 @@ class MathRenderer:
         """Render every formula not yet cached in one browser round trip; None = KaTeX error."""
         todo = list(dict.fromkeys(f for f in formulas if f not in self._renders))
         if todo and self._db is not None:
+            if not self._db_prefix:
+                # Renders depend on the KaTeX release; a cache file may outlive an upgrade.
+                from minuscule.browser import katex_dir
+
+                meta = json.loads((katex_dir() / "package.json").read_text(encoding="utf-8"))
+                self._db_prefix = f"katex {meta.get('version')}|24px|"
             for tex in list(todo):
-                row = self._db.execute("SELECT result FROM renders WHERE tex = ?", (tex,)).fetchone()
+                row = self._db.execute("SELECT result FROM renders WHERE tex = ?", (self._db_prefix + tex,)).fetchone()
                 if row:
                     raw = json.loads(row[0])
                     self._renders[tex] = RenderedFormula.from_raw(raw["mathml"], raw["spans"]) if raw else None
@@ -249,7 +256,8 @@ class MathRenderer:
                     self._renders[tex] = RenderedFormula.from_raw(raw["mathml"], raw["spans"]) if ok else None
                     if self._db is not None:
                         self._db.execute(
-                            "INSERT OR REPLACE INTO renders VALUES (?, ?)", (tex, json.dumps(raw if ok else None))
+                            "INSERT OR REPLACE INTO renders VALUES (?, ?)",
+                            (self._db_prefix + tex, json.dumps(raw if ok else None)),
                         )
             if self._db is not None:
                 self._db.commit()
