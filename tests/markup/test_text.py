@@ -10,8 +10,10 @@ def test_br_and_html_emphasis_removed():
 
 def test_markdown_emphasis_pairs_removed_within_a_line_only():
     assert normalize_text("**bold** __also__ *it* _em_") == "bold also it em"
-    # Pairs do not span lines, so a dangling marker stays.
-    assert normalize_text("**start\n\nend**") == "**start end**"
+    # Pairs do not span lines, so markers split by a newline stay ...
+    assert normalize_text("*start\nend*") == "*start end*"
+    # ... while `**` on its own reads as an empty `*…*` pair and goes.
+    assert normalize_text("**start\n\nend**") == "start end"
     # Underscores inside words pair up too (the scorer's quirk, kept on purpose).
     assert normalize_text("a_b_c") == "abc"
 
