@@ -34,8 +34,14 @@ async ([css, html]) => {
   const all = () => [...document.querySelectorAll('#body [data-b]')];
   const shown = () => all().filter((el) => !el.classList.contains('gone'));
   const hide = (el) => el.classList.add('gone');
-  const overflows = () => body.scrollHeight > body.clientHeight + 1;
-  for (const el of all()) if (bad.has(el.dataset.b) || el.scrollWidth > el.clientWidth + 1) hide(el);
+  // scrollHeight is rounded to whole pixels, so also compare the blocks' exact boxes: a fraction
+  // of a pixel past the body would be clipped by its overflow: hidden.
+  const overflows = () => {
+    if (body.scrollHeight > body.clientHeight) return true;
+    const limit = body.getBoundingClientRect().bottom - 0.25;
+    return shown().some((el) => el.getBoundingClientRect().bottom > limit);
+  };
+  for (const el of all()) if (bad.has(el.dataset.b) || el.scrollWidth > el.clientWidth) hide(el);
   // The longest prefix of blocks (reading order) that fits, by bisection: each probe is a layout.
   const cands = shown();
   const showUpTo = (k) => cands.forEach((el, j) => el.classList.toggle('gone', j >= k));

@@ -54,7 +54,7 @@ def test_nothing_is_clipped(pages):
         for b, region, x0, y0, x1, y1 in page.layout["boxes"]:
             if region < 0:
                 continue
-            assert y1 <= bottom + 1.5 and x1 <= right + 1.5 and x0 >= left - 1.5, (b, page.spec.style)
+            assert y1 <= bottom and x1 <= right + 0.5 and x0 >= left - 0.5, (b, y1, bottom, page.spec.style)
 
 
 def test_text_layer_matches_reference_prose(pages):
