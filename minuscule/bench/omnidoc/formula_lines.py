@@ -347,3 +347,52 @@ def sort_preds(items: list[dict]) -> list[tuple[int, dict]]:
     """By start offset, inline formulas last, stable: (original index, item) pairs."""
     return sorted(enumerate(items), key=lambda p: (p[1].get("fine_category_type") == "equation_inline",
                                                    p[1]["position"][0], p[0]))
+
+
+def _normalize_cases(body: str, rows: list[str], trailing: str) -> bool:
+    if len(rows) <= 1 or any(len(_alignment_cells(r)) > 1 for r in rows):
+        return False
+    trailing = trailing.lstrip()
+    logic = bool(_LOGIC_RE.search(body)) or bool(_LOGIC_RE.search(trailing))
+    follows = bool(_ENV_START_RE.match(trailing))
+    if not logic and not follows:
+        return False
+    return True
+
+
+def _logic_brace_blocks(text: str) -> tuple[str, bool]:
+    pieces, cursor, changed = [], 0, False
+    while cursor < len(text):
+        begin = text.find("\\begin{", cursor)
+        if begin < 0:
+            pieces.append(text[cursor:])
+            break
+        pieces.append(text[cursor:begin])
+        start = _ENV_START_RE.match(text[begin:])
+        if not start:
+            pieces.append(text[begin:begin + 7])
+            cursor = begin + 7
+            continue
+        env = start.group("env")
+        end_tag = f"\\end{{{env}}}"
+        body_start = begin + start.end()
+        end = _env_end(text, env, body_start)
+        if end < body_start:
+            pieces.append(text[begin:])
+            break
+        body, body_changed = _logic_brace_blocks(text[body_start:end])
+        trailing = text[end + len(end_tag):end + len(end_tag) + 200]
+        if env == "cases" and _normalize_cases(body, split_rows(body), trailing):
+            pieces.append("\\left\\{ \\begin{array}{l} " + body.strip() + " \\end{array} \\right.")
+            changed = True
+        else:
+            pieces.append(text[begin:body_start] + body + end_tag)
+            changed = changed or body_changed
+        cursor = end + len(end_tag)
+    return "".join(pieces), changed
+
+
+def logic_brace_formula(formula: str) -> str:
+    """`\\begin{cases}` blocks used as logic braces (⇒, ∴ …) rewritten as `\\left\\{ array \\right.`."""
+    out, changed = _logic_brace_blocks(str(formula or ""))
+    return out if changed else str(formula or "")

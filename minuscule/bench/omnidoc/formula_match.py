@@ -1,23 +1,32 @@
-"""Display-formula matching (v1.6 MGAM, partial): pick the best of several candidate assignments.
+"""Display-formula matching (v1.6 MGAM): the best of many candidate assignments for the page.
 
-Candidates implemented: the rows of the page's text quick-match, a formula-only quick-match and a
-Hungarian assignment with "unmatched" slots, compared by the published total-cost key. The
-published code also tries merge/DP, row-split and cases-normalised candidates; those are absent
-here, so pages where one of them would win can score differently.
+GT formula rows stay fixed; the candidates differ on the prediction side: the text quick-match's
+own rows, a formula-only quick-match, a Hungarian assignment, order-preserving merges (DP, with
+and without gaps), every regrouping of multi-row predictions, row-split predictions, and all of
+these again after rewriting `cases` logic braces. The lowest published total-cost key wins.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from rapidfuzz.distance import Levenshtein
-from scipy.optimize import linear_sum_assignment
+from dataclasses import dataclass
 
-from minuscule.bench.omnidoc.formula_lines import split_gt_formulas
-from minuscule.bench.omnidoc.lines import Lines, ned_or_one
+from rapidfuzz.distance import Levenshtein
+
+from minuscule.bench.omnidoc.formula_candidates import (RESCUED, Prepared, dp_rows, hungarian_rows,
+                                                        partitioned_predictions, prepare, span)
+from minuscule.bench.omnidoc.formula_lines import logic_brace_formula
 from minuscule.bench.omnidoc.match import quick_match
 
-_RESCUED = ("text_formula", "image_formula", "formula_rescue", "table_formula_rescue")
 _ALLOWED_PRED = ("", "equation_inline", "equation_isolated")
+
+
+@dataclass
+class Candidate:
+    name: str
+    rows: list[dict]
+    pred_items: list[dict]    # the list the rows' pred_idx are read against when counting unused predictions
+    raw_pred_count: int
+    logic_rewrites: int = 0
 
 
 def formula_pool(pred: dict[str, list[dict]]) -> list[dict]:
@@ -29,62 +38,48 @@ def formula_pool(pred: dict[str, list[dict]]) -> list[dict]:
         if force:
             cand["category_type"] = "equation_isolated"
             cand["fine_category_type"] = cand.get("fine_category_type") or "formula_rescue"
-        key = _source_key(cand)
+        key = source_key(cand)
         if key not in seen:
             seen.add(key)
             pool.append(cand)
     return pool
 
 
-def _range(item: dict) -> tuple:
-    pos = item.get("position", [""])
-    if isinstance(pos, list) and len(pos) >= 2:
-        return pos[0], pos[1]
-    start = pos[0] if pos else ""
-    return start, start
-
-
-def _source_key(item: dict) -> tuple:
-    start, end = _range(item)
+def source_key(item: dict) -> tuple:
+    start, end = span(item)
     return start, end, item.get("content", ""), item.get("fine_category_type", ""), item.get("category_type", "")
 
 
-def _pred_kind(item: dict) -> str:
-    kind = item.get("fine_category_type") or item.get("category_type") or "equation_isolated"
-    return "equation_isolated" if kind in _RESCUED else kind
+def _with_keys(items: list[dict]) -> list[dict]:
+    """Copies tagged with their source formula; rows split or merged later keep the tag."""
+    return [dict(it, source_key=it.get("source_key", source_key(it))) for it in items]
 
 
-def _normalise_kinds(rows: list[dict]) -> list[dict]:
-    out = []
-    for row in rows:
-        row = dict(row)
-        if row.get("pred_category_type") in _RESCUED:
-            row["pred_category_type"] = "equation_isolated"
-        out.append(row)
-    return out
+def _kinds(rows: list[dict]) -> list[dict]:
+    return [dict(r, pred_category_type="equation_isolated") if r.get("pred_category_type") in RESCUED else dict(r)
+            for r in rows]
 
 
-def _complete(rows: list[dict], expected: int) -> bool:
+def _complete(rows: list[dict] | None, expected: int) -> bool:
     """Exactly one row per GT formula row, each with a formula (or no) prediction."""
     if expected <= 0:
         return True
     if not rows or len(rows) != expected:
         return False
     seen = set()
-    for row in rows:
-        g = row.get("gt_idx", [])
+    for r in rows:
+        g = r.get("gt_idx", [])
         if not isinstance(g, list) or len(g) != 1 or g[0] in ("", None) or g[0] in seen:
             return False
         seen.add(g[0])
-        if row.get("pred_category_type", "") not in _ALLOWED_PRED:
+        if r.get("pred_category_type", "") not in _ALLOWED_PRED:
             return False
     return len(seen) == expected
 
 
-def _stats(rows: list[dict], pred_count: int) -> dict:
-    rows = [r for r in rows if r.get("gt_idx") != [""]]
-    if not rows:
-        return {"weighted_edit": None, "avg_edit": None, "unmatched_hits": 0}
+def _key(c: Candidate) -> tuple:
+    """Σ edit, weighted char edit, unused source formulas, mean edit, −rewrites, unmatched GT rows."""
+    rows = [r for r in c.rows if r.get("gt_idx") != [""]]
     dist = upper = 0
     for r in rows:
         if r.get("pred_idx") in ([""], ""):
@@ -93,31 +88,24 @@ def _stats(rows: list[dict], pred_count: int) -> dict:
         upper += max(len(gt), len(pred))
         if max(len(gt), len(pred)):
             dist += Levenshtein.distance(gt, pred)
-    return {"weighted_edit": dist / upper if upper else 0,
-            "avg_edit": sum(float(r.get("edit", 1)) for r in rows) / len(rows),
-            "unmatched_hits": sum(1 for r in rows if r.get("pred_idx") in ([""], ""))}
-
-
-def _total_key(rows: list[dict], pool_sorted: list[dict], stats: dict) -> tuple:
-    """Lexicographic cost: Σ edit, weighted edit, unused predictions, mean edit, unmatched GT."""
-    total = sum(float(r.get("edit", 1)) for r in rows if r.get("gt_idx") != [""])
     used = set()
-    for r in rows:
+    for r in c.rows:
         if r.get("pred_idx") in ([""], ""):
             continue
         for k in r["pred_idx"]:
-            # Row indices come from different item lists; like the published scorer, they are
-            # read against the position-sorted pool regardless.
-            if k in ("", None):
-                continue
+            # Row indices come from different item lists; as published, they are read against
+            # the candidate's own prediction list regardless.
             try:
-                used.add(pool_sorted[int(k)]["source_key"])
+                used.add(c.pred_items[int(k)].get("source_key"))
             except (TypeError, ValueError, IndexError):
                 continue
+    used.discard(None)
     inf = float("inf")
-    weighted = inf if stats["weighted_edit"] is None else float(stats["weighted_edit"])
-    avg = inf if stats["avg_edit"] is None else float(stats["avg_edit"])
-    return (total, weighted, max(0, len(pool_sorted) - len(used)), avg, 0, int(stats["unmatched_hits"]))
+    total = sum(float(r.get("edit", 1)) for r in rows)
+    weighted = (dist / upper if upper else 0.0) if rows else inf
+    mean = sum(float(r.get("edit", 1)) for r in rows) / len(rows) if rows else inf
+    unmatched = sum(1 for r in rows if r.get("pred_idx") in ([""], ""))
+    return total, float(weighted), max(0, c.raw_pred_count - len(used)), mean, -c.logic_rewrites, unmatched
 
 
 def _better(a: tuple, b: tuple) -> bool:
@@ -132,56 +120,75 @@ def _better(a: tuple, b: tuple) -> bool:
     return False
 
 
-def _hungarian_rows(gt_formulas: list[dict], pool_sorted: list[dict], img: str) -> list[dict]:
-    lines = Lines(split_gt_formulas(gt_formulas), pool_sorted)
-    n_gt, n_pred = len(lines.gt_norm), len(lines.pred_norm)
+def _split_candidates(gt_formulas: list[dict], preds: list[dict], img: str, prefix: str = "") -> list[Candidate]:
+    out, seen = [], set()
+    for variant in partitioned_predictions(preds):
+        p = prepare(gt_formulas, variant)
+        rows = hungarian_rows(p, img)
+        if not rows:
+            continue
+        key = tuple((tuple(r.get("gt_position") or []), tuple(r.get("pred_idx") or []), round(float(r["edit"]), 6))
+                    for r in rows)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(Candidate(prefix + "split_hungarian", _kinds(rows), p.pred_raw_items, len(preds)))
+    p = prepare(gt_formulas, preds, split=True)
+    if len(p.pred_items) > len(p.pred_raw_items):
+        for name, gaps in (("split_dp", False), ("split_dp_allow_gaps", True)):
+            rows = dp_rows(p, img, gaps)
+            if rows:
+                out.append(Candidate(prefix + name, _kinds(rows), p.pred_items, len(p.pred_raw_items)))
+    return out
 
-    def row(g: int, p: int | None) -> dict:
-        item = lines.gt_items[g]
-        position = item.get("order") if item.get("order") is not None else item.get("position", [""])[0]
-        rec = {"gt_idx": [g], "gt": lines.gt_raw[g], "gt_position": [position], "norm_gt": lines.gt_norm[g],
-               "gt_category_type": lines.gt_cat[g], "gt_attribute": [item.get("attribute", {})], "img_id": img}
-        if p is None:
-            return {**rec, "pred_idx": [""], "pred": "", "pred_position": "", "norm_pred": "",
-                    "pred_category_type": "", "edit": 1}
-        norm_pred = lines.pred_norm[p].strip()
-        return {**rec, "pred_idx": [p], "pred": lines.pred_raw[p], "norm_pred": norm_pred,
-                "pred_position": lines.pred_items[p]["position"][0],
-                "pred_category_type": _pred_kind(lines.pred_items[p]), "edit": ned_or_one(lines.gt_norm[g], norm_pred)}
 
-    if n_gt == 0:
-        return []
-    if n_pred == 0:
-        return [row(g, None) for g in range(n_gt)]
-    # Square matrix with dummy rows/columns so that any GT may stay unmatched at cost 1.
-    cost = np.ones((n_gt + n_pred, n_gt + n_pred))
-    cost[n_gt:, n_pred:] = 0.0
-    for g in range(n_gt):
-        for p in range(n_pred):
-            cost[g, p] = ned_or_one(lines.gt_norm[g], lines.pred_norm[p])
-    assigned = dict(zip(*linear_sum_assignment(cost)))
-    return [row(g, int(assigned[g]) if assigned.get(g, n_pred) < n_pred else None) for g in range(n_gt)]
+def _unsplit_candidates(gt_formulas: list[dict], preds: list[dict], img: str, p: Prepared,
+                        prefix: str = "") -> list[Candidate]:
+    raw = p.pred_raw_items
+    out = []
+    quick = _kinds([r for r in quick_match(gt_formulas, preds, img, split_pred=False) if r.get("gt_idx") != [""]])
+    if _complete(quick, p.n_gt):
+        out.append(Candidate(prefix + "quick_unsplit", quick, raw, len(raw)))
+    hungarian = hungarian_rows(p, img)
+    if _complete(hungarian, p.n_gt):
+        out.append(Candidate(prefix + "hungarian_unsplit", _kinds(hungarian), raw, len(raw)))
+    for name, gaps in (("dp_unsplit", False), ("dp_unsplit_allow_gaps", True)):
+        rows = dp_rows(p, img, gaps)
+        if _complete(rows, p.n_gt):
+            out.append(Candidate(prefix + name, _kinds(rows), raw, len(raw)))
+    return out
 
 
 def match_display_formulas(gt_formulas: list[dict], pool: list[dict], current: list[dict], img: str) -> list[dict]:
-    """Best complete candidate assignment of GT display-formula rows to predicted formulas."""
-    pool = [dict(item, source_key=item.get("source_key", _source_key(item))) for item in pool]
-    pool_sorted = sorted(pool, key=lambda it: (_range(it)[0], _pred_kind(it) == "equation_inline", _range(it)[1]))
-    expected = len(Lines(split_gt_formulas(gt_formulas), pool_sorted).gt_norm)
+    """Best candidate rows (one per GT formula row) for the page, or [] when there is no GT formula."""
+    pool = _with_keys(pool)
+    p = prepare(gt_formulas, pool)
+    if p.n_gt == 0:  # every candidate is empty then
+        return []
     candidates = []
-    current_rows = _normalise_kinds([r for r in current if r.get("gt_idx") != [""]])
-    if _complete(current_rows, expected):
-        candidates.append(current_rows)
-    quick_rows = _normalise_kinds([r for r in quick_match(gt_formulas, pool, img, split_pred=False)
-                                   if r.get("gt_idx") != [""]])
-    if _complete(quick_rows, expected):
-        candidates.append(quick_rows)
-    hungarian = _normalise_kinds(_hungarian_rows(gt_formulas, pool_sorted, img))
-    if _complete(hungarian, expected):
-        candidates.append(hungarian)
+    current_rows = _kinds([r for r in current if r.get("gt_idx") != [""]])
+    if _complete(current_rows, p.n_gt):
+        candidates.append(Candidate("current_match", current_rows, p.pred_raw_items, len(p.pred_raw_items)))
+    candidates += _unsplit_candidates(gt_formulas, pool, img, p)
+    candidates += _split_candidates(gt_formulas, pool, img)
+    rewritten, count = [], 0
+    for item in pool:
+        item = dict(item)
+        if item.get("category_type") == "equation_isolated":
+            new = logic_brace_formula(str(item.get("content", "")))
+            if new != str(item.get("content", "")):
+                item["content"], count = new, count + 1
+        rewritten.append(item)
+    if count:
+        p2 = prepare(gt_formulas, rewritten)
+        extra = _unsplit_candidates(gt_formulas, rewritten, img, p2, "logic_norm_")
+        extra += _split_candidates(gt_formulas, rewritten, img, "logic_norm_")
+        for c in extra:
+            c.logic_rewrites = count
+        candidates += extra
     best, best_key = None, None
-    for rows in candidates:
-        key = _total_key(rows, pool_sorted, _stats(rows, len(pool_sorted)))
+    for c in candidates:
+        key = _key(c)
         if best is None or _better(key, best_key):
-            best, best_key = rows, key
-    return list(best) if best else []
+            best, best_key = c, key
+    return list(best.rows) if best else []

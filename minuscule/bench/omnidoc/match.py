@@ -179,9 +179,11 @@ def _pair_unmatched(gts: list[str], preds: list[str], matches: dict) -> list[dic
         joined = " ".join(preds[k] for k in key)
         for g in sorted(set(info["gt"])):
             out.append({"gt_idx": g, "pred_idx": list(key), "pred": joined, "edit": info["edit"]})
-    matched_gt = set().union(*[set(i["gt"]) for i in matches.values()]) if matches else set()
-    left_gt = [g for g in range(len(gts)) if g not in matched_gt]
-    left_pred = sorted(set(range(len(preds))) - {k for key in matches for k in key})
+    matched_gt = set().union(*[set(i["gt"]) for i in matches.values()])
+    # Leftovers are iterated in *set* order, as published: for larger indices that is not sorted
+    # order, and it decides how ties in the assignment below are broken.
+    left_gt = list(set(range(len(gts))) - matched_gt)
+    left_pred = list(set(range(len(preds))) - {k for key in matches for k in key if isinstance(k, int)})
     if left_pred and left_gt:
         d = [[Levenshtein.distance(gts[g], preds[p]) / max(len(gts[g]), len(preds[p])) for p in left_pred]
              for g in left_gt]

@@ -68,13 +68,20 @@ class TableSummary:
 
 def table_scores(samples: list[dict], gt_table_pages: set[str]) -> TableSummary:
     """TEDS/TEDS-S per table on normalised HTML, then page means (pages with GT tables all count)."""
+    from lxml import etree
+
     by_page: dict[str, list[tuple[float, float]]] = defaultdict(list)
     per_table = {}
     for s in samples:
         s["norm_gt"] = normalized_html_table(s["gt"])
         s["norm_pred"] = normalized_html_table(s["pred"])
         gt, pred = _strings(s)
-        score, score_s = teds(pred, gt), teds(pred, gt, structure_only=True)
+        try:
+            score, score_s = teds(pred, gt), teds(pred, gt, structure_only=True)
+        except (ValueError, TypeError, LookupError, etree.LxmlError) as exc:
+            # Malformed spans (`colspan="$2$"`) or unparsable markup: the published scorer gives both 0.
+            score = score_s = 0.0
+            s["teds_error"] = f"{type(exc).__name__}: {exc}"
         s.setdefault("metric", {}).update({"TEDS": score, "TEDS_structure_only": score_s})
         by_page[s["img_id"]].append((score, score_s))
         per_table[f"{s['img_id']}_{s['gt_idx']}"] = {"TEDS": score, "TEDS_structure_only": score_s}
