@@ -70,6 +70,7 @@ class Figure:
     svg: str  # a text-free chart
     caption: str
     width: float  # fraction of the column width
+    max_mm: float  # and at most this wide, so a one-column page does not get a page-sized chart
     kind: str = "figure"
 
 

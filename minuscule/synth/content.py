@@ -141,7 +141,8 @@ class ContentMaker:
     def figure(self) -> Figure:
         label = self.rng.choice(["Figure", "Fig.", "Figure"])
         caption = f"{label} {self.rng.randint(1, 12)}: {self.plain_sentence(4, 12)}"
-        return Figure(svg_chart(self.rng), caption, round(self.rng.uniform(0.6, 1.0), 2))
+        return Figure(svg_chart(self.rng), caption, round(self.rng.uniform(0.6, 1.0), 2),
+                      float(self.rng.randint(55, 110)))
 
     def table(self, max_cols: int) -> Table:
         """A table with header rows, numeric and text cells, and sometimes grouped columns or rows."""

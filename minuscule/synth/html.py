@@ -66,7 +66,7 @@ def block_html(i: int, block: Block, dep: dict[int, int]) -> str:
     if isinstance(block, Formula):
         return f'<div class="dm" data-b="{i}"><span class="tex dtex" data-tex="{html.escape(block.latex, quote=True)}"></span></div>'
     if isinstance(block, Figure):
-        return (f'<div class="fig" data-b="{i}"><div style="width:{block.width * 100:.0f}%;margin:0 auto">{block.svg}</div>'
+        return (f'<div class="fig" data-b="{i}"><div style="width:{block.width * 100:.0f}%;max-width:{block.max_mm:.0f}mm;margin:0 auto">{block.svg}</div>'
                 f'<div class="cap">{html.escape(block.caption, quote=False)}</div></div>')
     if isinstance(block, Footnote):
         return (f'<div class="fnote" data-b="{i}" data-dep="{dep.get(block.number, -1)}">'
