@@ -6,6 +6,7 @@ import random
 from dataclasses import dataclass
 
 from minuscule.synth.blocks import Block, Formula, Heading, Table
+from minuscule.synth.content import ContentMaker, clean
 
 # (name, width mm, height mm) in portrait.
 PAPERS = (("A4", 210.0, 297.0), ("Letter", 215.9, 279.4), ("A5", 148.0, 210.0), ("Legal", 215.9, 355.6),
@@ -105,7 +106,7 @@ def choose_style(rng: random.Random) -> PageStyle:
     )
 
 
-def choose_heads(rng: random.Random, maker) -> RunningHeads:
+def choose_heads(rng: random.Random, maker: ContentMaker) -> RunningHeads:
     kind = rng.choice(HEADER_KINDS)
     header: tuple[str, ...] = ()
     if kind == "journal":
@@ -115,8 +116,6 @@ def choose_heads(rng: random.Random, maker) -> RunningHeads:
         header = (maker.title(3, 6),)
     elif kind == "company":
         header = (maker.fake.company(), maker.fake.date(pattern="%Y-%m-%d"))
-    from minuscule.synth.content import clean
-
     header = tuple(clean(h) for h in header if clean(h))
     footer: tuple[str, ...] = ()
     if rng.random() < 0.35:
