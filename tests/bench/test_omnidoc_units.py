@@ -217,3 +217,47 @@ def test_missing_prediction_scores_every_block_as_missed():
     assert [r["edit"] for r in s.text] == [1] and s.text[0]["pred"] == ""
     assert len(s.table) == 1 and s.table[0]["pred"] == ""
     assert s.reading_order["pred"] == [] and s.reading_order["edit"] == 1.0
+
+
+# --- display formulas (expected rows cross-checked against the published v1.6 scorer) ------------
+
+def _formula_case(gts, preds):
+    from minuscule.bench.omnidoc.formula_match import match_display_formulas
+
+    gt = [{"category_type": "equation_isolated", "latex": latex, "order": order, "anno_id": order}
+          for latex, order in gts]
+    pool, pos = [], 0
+    for p in preds:
+        pool.append({"category_type": "equation_isolated", "position": [pos, pos + len(p)], "content": p})
+        pos += len(p) + 2
+    return [(r["gt_idx"], r["pred_idx"], r["pred"], round(float(r["edit"]), 4))
+            for r in match_display_formulas(gt, pool, [], "p.jpg")]
+
+
+def test_formula_pieces_are_merged_for_one_gt():
+    rows = _formula_case([("$$a=b+c$$", 1)], [r"\[a=b\]", r"\[+c\]"])
+    assert rows == [([0], [0, 1], r"\begin{array}{l} {a=b} \\ {+c} \end{array}", 0.1667)]
+
+
+def test_aligned_prediction_rows_match_separate_gt_formulas():
+    rows = _formula_case([("$$x=1$$", 1), ("$$y=2$$", 2)], [r"\[\begin{aligned} x &= 1 \\ y &= 2 \end{aligned}\]"])
+    assert rows == [([0], [0], r"\[x &= 1\]", 0.0), ([1], [1], r"\[y &= 2\]", 0.0)]
+
+
+def test_missing_formula_prediction_is_a_full_miss():
+    assert _formula_case([("$$e=mc^2$$", 1)], []) == [([0], [""], "", 1.0)]
+
+
+def test_logic_cases_become_a_braced_array():
+    from minuscule.bench.omnidoc.formula_lines import logic_brace_formula
+
+    assert logic_brace_formula(r"\begin{cases} a>0 \\ b \Rightarrow c \end{cases}") == \
+        r"\left\{ \begin{array}{l} a>0 \\ b \Rightarrow c \end{array} \right."
+    plain = r"\begin{cases} 1 & x>0 \\ 0 & x\le 0 \end{cases}"
+    assert logic_brace_formula(plain) == plain
+
+
+def test_malformed_table_spans_score_zero_like_the_published_scorer():
+    bad = '<table><tr><td colspan="$2$">a</td></tr></table>'
+    s = table_scores([{"img_id": "a", "gt": "<table><tr><td>a</td></tr></table>", "pred": bad, "gt_idx": [0]}], {"a"})
+    assert s.teds == 0.0 and s.teds_s == 0.0
