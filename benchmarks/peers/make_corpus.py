@@ -735,8 +735,8 @@ PLAN = [
     ("chrome-d", "chrome", 2, 2, "serif", {"ruled", "ul"}, "Annual Review of Process Engineering", "Page {n} of {m}",
      False),
 ]
-BUDGET = {("latex", 2): 5200, ("latex", 1): 3600, ("lo", 1): 2600, ("lo", 2): 2900, ("chrome", 1): 2600,
-          ("chrome", 2): 3800, ("chrome", 3): 3600}
+BUDGET = {("latex", 2): 6600, ("latex", 1): 3600, ("lo", 1): 3000, ("lo", 2): 5200, ("chrome", 1): 3000,
+          ("chrome", 2): 4400, ("chrome", 3): 4600}
 
 
 def plan_docs(only: set[str] | None, small: bool, seed: int = 20261130) -> list[Doc]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -167,8 +168,11 @@ def docling_offline_probe() -> str:
         return "standard pipeline: timed out after 300 s"
     if r.returncode == 0 and r.stdout.startswith("OK"):
         return "standard pipeline ran (models were already present)"
-    lines = [ln for ln in (r.stderr or r.stdout).strip().splitlines() if ln.strip()]
-    return "standard pipeline fails offline: " + (lines[-1][:400] if lines else f"exit {r.returncode}")
+    lines = [ln.strip() for ln in (r.stderr or r.stdout).strip().splitlines() if ln.strip()]
+    errors = [ln for ln in lines if re.match(r"^[\w.]+(Error|Exception): ", ln)]
+    what = errors[-1] if errors else (lines[-1] if lines else f"exit {r.returncode}")
+    return ("standard pipeline (layout, table and OCR models; also what it uses for images) fails offline: "
+            + what[:300])
 
 
 # ---------------------------------------------------------------------------------------------------------------
