@@ -91,7 +91,7 @@ def choose_style(rng: random.Random) -> PageStyle:
     font_pt = round(rng.uniform(8.0, 10.5) if content_w > 150 else rng.uniform(8.5, 11.5), 1)
     # Columns must stay wide enough for a table of three short columns.
     col_choices = [1]
-    if content_w > 120:
+    if content_w > 135:
         col_choices += [2, 2, 2]
     if content_w > 215:
         col_choices += [3, 3]
