@@ -125,20 +125,25 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
         "model": {"parameters": sum(p.numel() for p in model.published_tensors().values()),
                   "active_parameters_per_token": active, "active_bytes_per_token": int(active_bytes),
                   "kv_bytes_per_token_at_mean_context": int(kv_bytes), "init_seconds": round(init_s, 3)},
-        "vision_seconds_per_page": round(vision_s, 4),
-        "prefill_seconds": round(prefill, 4),
-        "prefill_tokens_per_s": round(ids.shape[1] / prefill, 2),
-        "decode_tokens_per_s": round(decode_tps, 3),
-        "decode_ms_per_token": round(1000 * decode_s / decode_n, 3),
-        "copy_bandwidth_gb_s": round(bandwidth / 1e9, 3),
-        "decode_bandwidth_bound_tokens_per_s": round(bound_tps, 3),
+        "vision_seconds_per_page": _sig(vision_s),
+        "prefill_seconds": _sig(prefill),
+        "prefill_tokens_per_s": _sig(ids.shape[1] / prefill),
+        "decode_tokens_per_s": _sig(decode_tps),
+        "decode_ms_per_token": _sig(1000 * decode_s / decode_n),
+        "copy_bandwidth_gb_s": _sig(bandwidth / 1e9),
+        "decode_bandwidth_bound_tokens_per_s": _sig(bound_tps),
         "ratios": {
             # Baseline: the memory-bandwidth bound measured in this run (1.0 = weights streamed at copy speed).
-            "decode_vs_bandwidth_bound": round(decode_tps / bound_tps, 4),
-            "prefill_vs_decode_tokens_per_s": round(ids.shape[1] / prefill / decode_tps, 2),
-            "vision_vs_prefill_seconds": round(vision_s / prefill, 3),
+            "decode_vs_bandwidth_bound": _sig(decode_tps / bound_tps),
+            "prefill_vs_decode_tokens_per_s": _sig(ids.shape[1] / prefill / decode_tps),
+            "vision_vs_prefill_seconds": _sig(vision_s / prefill),
         },
     }
+
+
+def _sig(x: float, digits: int = 4) -> float:
+    """Rounded to significant digits, so small ratios keep their precision."""
+    return float(f"{x:.{digits}g}")
 
 
 def _timed(fn: Callable[[], Any], repeats: int, sync: Callable[[], None]) -> tuple[list[float], Any]:

@@ -25,7 +25,7 @@ def test_quick_forward_benchmark(tmp_path, capsys):
     assert m["active_bytes_per_token"] == pytest.approx(m["active_parameters_per_token"] * 2
                                                         + m["kv_bytes_per_token_at_mean_context"], abs=1)
     bound = result["copy_bandwidth_gb_s"] * 1e9 / m["active_bytes_per_token"]
-    assert result["decode_bandwidth_bound_tokens_per_s"] == pytest.approx(bound, rel=1e-3)
+    assert result["decode_bandwidth_bound_tokens_per_s"] == pytest.approx(bound, rel=3e-3)
     assert result["ratios"]["decode_vs_bandwidth_bound"] == pytest.approx(
         result["decode_tokens_per_s"] / result["decode_bandwidth_bound_tokens_per_s"], rel=1e-2)
 
