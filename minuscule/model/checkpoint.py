@@ -30,6 +30,12 @@ class TensorReport:
     expected: dict[str, tuple[int, ...]]
     found: dict[str, tuple[tuple[int, ...], str]]  # name -> (shape, file)
     dtypes: dict[str, str] = field(default_factory=dict)  # name -> safetensors dtype tag
+    # Stored copies of shared tensors (name -> the model tensor they must equal); checked, not loaded.
+    duplicates: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def _wanted(self) -> dict[str, tuple[int, ...]]:
+        return {**self.expected, **{d: self.expected[t] for d, t in self.duplicates.items()}}
 
     @property
     def missing(self) -> list[str]:
@@ -37,11 +43,11 @@ class TensorReport:
 
     @property
     def unexpected(self) -> list[str]:
-        return sorted(set(self.found) - set(self.expected))
+        return sorted(set(self.found) - set(self._wanted))
 
     @property
     def wrong_shapes(self) -> list[str]:
-        return sorted(f"{n} {list(self.found[n][0])} (expected {list(s)})" for n, s in self.expected.items()
+        return sorted(f"{n} {list(self.found[n][0])} (expected {list(s)})" for n, s in self._wanted.items()
                       if n in self.found and tuple(self.found[n][0]) != tuple(s))
 
     def problems(self) -> str:
@@ -105,7 +111,20 @@ def inspect_dir(directory: str | os.PathLike[str], cfg: ModelConfig | None = Non
                 sl = st.get_slice(name)
                 found[name] = (tuple(sl.get_shape()), f)
                 dtypes[name] = sl.get_dtype()
-    return cfg, TensorReport(expected, found, dtypes)
+    duplicates = {d: t for d, t in shared_duplicates(cfg).items() if d in found}
+    return cfg, TensorReport(expected, found, dtypes, duplicates)
+
+
+def shared_duplicates(cfg: ModelConfig) -> dict[str, str]:
+    """Stored copies of tensors the FastMTP head shares with the decoder.
+
+    jina-ocr-v1's shards reportedly carry the draft's embedding table again as `mtp_embed_tokens.*`
+    (jina-ocr-v1.md §1.2, §1.7). With `mtp_share_embedding_weights` it must equal the decoder's
+    table: loading checks that bit for bit and keeps one copy.
+    """
+    if cfg.has_mtp and cfg.mtp_share_embedding_weights:
+        return {"mtp_embed_tokens.weight": "model.embed_tokens.weight"}
+    return {}
 
 
 def load(directory: str | os.PathLike[str], dtype: torch.dtype | str | None = None,
@@ -130,7 +149,8 @@ def load(directory: str | os.PathLike[str], dtype: torch.dtype | str | None = No
     params = model.published_tensors()
     by_file: dict[str, list[str]] = {}
     for name, (_, f) in report.found.items():
-        by_file.setdefault(f, []).append(name)
+        if name not in report.duplicates:
+            by_file.setdefault(f, []).append(name)
     for f, names in sorted(by_file.items()):
         with safe_open(d / f, framework="pt", device=str(device)) as st:
             for name in names:
@@ -138,6 +158,13 @@ def load(directory: str | os.PathLike[str], dtype: torch.dtype | str | None = No
                 if want is not None:
                     t = t.to(want)
                 _set_parameter(model, name, nn.Parameter(t, requires_grad=params[name].requires_grad))
+    for dup, target in sorted(report.duplicates.items()):
+        with safe_open(d / report.found[dup][1], framework="pt") as st:
+            copy = st.get_tensor(dup)
+        with safe_open(d / report.found[target][1], framework="pt") as st:
+            same = torch.equal(copy, st.get_tensor(target))
+        if not same:
+            raise InputError(str(d), f"{dup} differs from {target}, but the config says the head shares it")
     model.to(device)  # buffers (CLIP position ids) follow the weights
     model.model.sync_encoder()
     return model.eval()

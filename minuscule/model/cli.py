@@ -76,7 +76,8 @@ def inspect(source: str) -> dict[str, Any]:
     }
     if report is not None:
         out.update(dtype=stored_dtype(report), stored_tensors=len(report.found), missing=report.missing,
-                   unexpected=report.unexpected, wrong_shapes=report.wrong_shapes)
+                   unexpected=report.unexpected, wrong_shapes=report.wrong_shapes,
+                   shared_copies=sorted(report.duplicates))
     return out
 
 

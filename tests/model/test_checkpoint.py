@@ -110,3 +110,18 @@ def test_index_naming_absent_shards_and_empty_dirs(saved, tmp_path):
         checkpoint.load(tmp_path)
     with pytest.raises(InputError, match="not a directory"):
         checkpoint.load(tmp_path / "missing")
+
+
+def test_stored_copy_of_the_shared_embedding_is_checked_and_dropped(saved, nano_model, tmp_path):
+    _rewrite(saved, tmp_path / "dup", lambda t: t.update({"mtp_embed_tokens.weight": t["model.embed_tokens.weight"].clone()}))
+    _, report = checkpoint.inspect_dir(tmp_path / "dup")
+    assert report.unexpected == [] and report.duplicates == {"mtp_embed_tokens.weight": "model.embed_tokens.weight"}
+    loaded = checkpoint.load(tmp_path / "dup")
+    _assert_same_weights(nano_model, loaded)
+
+    def differ(t):
+        t["mtp_embed_tokens.weight"] = t["model.embed_tokens.weight"] + 1
+
+    _rewrite(saved, tmp_path / "diff", differ)
+    with pytest.raises(InputError, match="mtp_embed_tokens.weight differs from model.embed_tokens.weight"):
+        checkpoint.load(tmp_path / "diff")
