@@ -58,3 +58,16 @@ def test_per_page_files_equal_golden(demo, element):
     assert ours.keys() == golden.keys()
     for page, value in golden.items():
         assert ours[page] == pytest.approx(value, abs=1e-9), page
+
+
+@pytest.mark.parametrize("ours,element,metric", [
+    ("text_edit", "text_block", "Edit_dist"), ("formula_edit", "display_formula", "Edit_dist"),
+    ("table_teds", "table", "TEDS"), ("table_teds_s", "table", "TEDS_structure_only"),
+    ("reading_order_edit", "reading_order", "Edit_dist")])
+def test_page_attribute_splits_equal_golden(demo, ours, element, metric):
+    result, _ = demo
+    golden = json.loads((GOLDEN / "end2end_quick_match_metric_result.json").read_text())[element]["page"][metric]
+    golden = {k: v for k, v in golden.items() if k != "ALL"}
+    assert result["by_page_attribute"][ours].keys() == golden.keys()
+    for label, value in golden.items():
+        assert result["by_page_attribute"][ours][label] == pytest.approx(value, abs=1e-9), label

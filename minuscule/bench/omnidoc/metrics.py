@@ -63,6 +63,7 @@ class TableSummary:
     page_teds: float | None       # leaderboard: mean over pages of the page mean (0 for pages with no sample)
     page_teds_s: float | None
     per_page_teds: dict[str, float]
+    per_page_teds_s: dict[str, float]
     per_table: dict[str, dict[str, float]]
 
 
@@ -95,6 +96,7 @@ def table_scores(samples: list[dict], gt_table_pages: set[str]) -> TableSummary:
         page_teds=sum(a for a, _ in page_means.values()) / len(page_means) if page_means else None,
         page_teds_s=sum(b for _, b in page_means.values()) / len(page_means) if page_means else None,
         per_page_teds={img: page_means[img][0] for img in sorted(page_means)},
+        per_page_teds_s={img: page_means[img][1] for img in sorted(page_means)},
         per_table=per_table)
 
 
@@ -103,3 +105,23 @@ def finite(x: float | None) -> float | None:
     if x is None or (isinstance(x, float) and not math.isfinite(x)):
         return None
     return float(x)
+
+
+def page_labels(attributes: dict) -> list[str]:
+    """Page attribute labels as published: 'key: value', and each special issue except table ones."""
+    labels = []
+    for key, value in (attributes or {}).items():
+        if isinstance(value, list):
+            labels += [issue for issue in value if "table" not in issue]
+        else:
+            labels.append(f"{key}: {value}")
+    return labels
+
+
+def by_attribute(per_page: dict[str, float], labels: dict[str, list[str]]) -> dict[str, float]:
+    """Mean of the page values over the pages carrying each attribute label."""
+    groups: dict[str, list[float]] = defaultdict(list)
+    for img, value in per_page.items():
+        for label in labels.get(img, []):
+            groups[label].append(value)
+    return {label: sum(v) / len(v) for label, v in sorted(groups.items())}

@@ -77,7 +77,7 @@ def prediction_path(folder: Path, image_name: str) -> Path | None:
 
 def score_folder(pages: list[dict], folder: Path) -> dict[str, Any]:
     """All metrics for one prediction folder; a missing file is scored as an empty page (v1.6)."""
-    from minuscule.bench.omnidoc.metrics import edit_distance, finite, table_scores
+    from minuscule.bench.omnidoc.metrics import by_attribute, edit_distance, finite, page_labels, table_scores
     from minuscule.bench.omnidoc.page import score_page
 
     text, formula, table, order, missing = [], [], [], [], []
@@ -109,6 +109,13 @@ def score_folder(pages: list[dict], folder: Path) -> dict[str, Any]:
     tab = table_scores(table, table_pages)
     tab_edit = edit_distance(table)
     text_edit, teds = finite(t.page_avg), finite(tab.page_teds)
+    labels = {os.path.basename(p["page_info"]["image_path"]): page_labels(p["page_info"].get("page_attribute", {}))
+              for p in pages}
+    attribute_scores = {"text_edit": by_attribute(t.per_page, labels),
+                        "formula_edit": by_attribute(f.per_page, labels),
+                        "table_teds": by_attribute(tab.per_page_teds, labels),
+                        "table_teds_s": by_attribute(tab.per_page_teds_s, labels),
+                        "reading_order_edit": by_attribute(ro.per_page, labels)}
     pages_out: dict[str, dict] = {}
     for page in pages:
         img = os.path.basename(page["page_info"]["image_path"])
@@ -130,6 +137,7 @@ def score_folder(pages: list[dict], folder: Path) -> dict[str, Any]:
         "samples": {"text": t.samples, "formula": f.samples, "table": len(table), "reading_order": ro.samples},
         "all_samples": {"text_edit_whole": finite(t.whole), "text_edit_sample_avg": finite(t.sample_avg),
                         "table_teds": finite(tab.teds), "table_teds_s": finite(tab.teds_s)},
+        "by_page_attribute": attribute_scores,
         "missing_predictions": missing,
         "pages": pages_out,
         "_per_page_files": {"text_block": t.per_page, "display_formula": f.per_page, "table": tab_edit.per_page,
