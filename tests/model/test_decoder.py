@@ -174,3 +174,48 @@ def test_jina_adds_the_mtp_module_tensors():
     }
     assert jina_tensors == 2710 + 12
     assert jina_params == 3_336_106_240 + 36_131_840
+
+
+def _naive_forward(m, ids: torch.Tensor) -> torch.Tensor:
+    """An independent spelling of the decoder in fp64: explicit causal softmax attention, pre-norm residuals."""
+    cfg = m.cfg
+    eps, h, d = cfg.rms_norm_eps, cfg.num_attention_heads, cfg.head_dim
+
+    def norm(w, x):
+        return w * x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps)
+
+    def rope(x):  # x (T, H, D): dimension i rotates with i + D/2
+        t = torch.arange(x.shape[0], dtype=torch.float64)[:, None, None]
+        ang = t / cfg.rope_theta ** (torch.arange(d // 2, dtype=torch.float64) * 2 / d)
+        a, b = x[..., : d // 2], x[..., d // 2:]
+        return torch.cat([a * ang.cos() - b * ang.sin(), b * ang.cos() + a * ang.sin()], dim=-1)
+
+    def mlp(p, x):
+        return p.down_proj.weight @ (F.silu(p.gate_proj.weight @ x) * (p.up_proj.weight @ x))
+
+    x = m.model.embed_tokens.weight[ids[0]]  # (T, H)
+    n = x.shape[0]
+    for i, layer in enumerate(m.model.layers):
+        a = layer.self_attn
+        y = norm(layer.input_layernorm.weight, x)
+        q = rope((y @ a.q_proj.weight.T).view(n, h, d))
+        k = rope((y @ a.k_proj.weight.T).view(n, h, d))
+        v = (y @ a.v_proj.weight.T).view(n, h, d)
+        scores = torch.einsum("qhd,khd->hqk", q, k) / d**0.5
+        scores = scores.masked_fill(torch.ones(n, n, dtype=torch.bool).triu(1), float("-inf"))
+        x = x + torch.einsum("hqk,khd->qhd", scores.softmax(-1), v).reshape(n, -1) @ a.o_proj.weight.T
+        y = norm(layer.post_attention_layernorm.weight, x)
+        if i < cfg.first_k_dense_replace:
+            x = x + torch.stack([mlp(layer.mlp, r) for r in y])
+        else:
+            x = x + _naive_moe(layer.mlp, y, cfg.num_experts_per_tok, cfg.routed_scaling_factor).to(x.dtype)
+    return norm(m.model.norm.weight, x) @ m.lm_head.weight.T
+
+
+def test_decoder_matches_an_independent_fp64_spelling(nano_cfg):
+    m = build_model(nano_cfg, seed=9).double()
+    ids = torch.randint(4, nano_cfg.vocab_size, (1, 11), generator=torch.Generator().manual_seed(9))
+    with torch.no_grad():
+        got = m(ids).logits.double()
+        want = _naive_forward(m, ids)
+    torch.testing.assert_close(got, want[None], rtol=1e-5, atol=1e-5)
