@@ -25,9 +25,12 @@ def match_tables(gt_items: list[dict], pred_items: list[dict], img: str) -> list
     records = []
     if not lines.gt_norm:
         return records
-    base = lambda g: {"gt_idx": [g], "gt": lines.gt_raw[g], "norm_gt": lines.gt_norm[g],  # noqa: E731
-                      "gt_category_type": lines.gt_cat[g], "gt_position": [gt_position(gt_items[g])],
-                      "gt_attribute": [gt_items[g].get("attribute", {})], "img_id": img}
+
+    def base(g: int) -> dict:
+        return {"gt_idx": [g], "gt": lines.gt_raw[g], "norm_gt": lines.gt_norm[g],
+                "gt_category_type": lines.gt_cat[g], "gt_position": [gt_position(gt_items[g])],
+                "gt_attribute": [gt_items[g].get("attribute", {})], "img_id": img}
+
     if not lines.pred_norm:
         return [{**base(g), "pred_idx": [""], "pred": "", "norm_pred": "", "pred_category_type": "",
                  "pred_position": "", "edit": 1} for g in range(len(lines.gt_norm))]
@@ -196,7 +199,7 @@ def _pair_unmatched(gts: list[str], preds: list[str], matches: dict) -> list[dic
     return out
 
 
-def _group_by_pred(records: list[dict], gts: list[str], gt_raw: list[str]) -> list[dict]:
+def _group_by_pred(records: list[dict], gts: list[str]) -> list[dict]:
     """One entry per prediction group (several GT may share one); unmatched GT get an empty pred."""
     out, seen_pred, seen_gt = [], set(), set()
     for rec in records:
@@ -319,7 +322,7 @@ def quick_match(gt_items: list[dict], pred_items: list[dict], img: str, split_pr
         ig_gts = [gts[g] for g in ign]
         ig_preds = [preds[p] for p in ignored_preds]
         _recompute(grouped, ig_gts, ig_preds)
-        entries = _group_by_pred(_pair_unmatched(ig_gts, ig_preds, grouped), ig_gts, [])
+        entries = _group_by_pred(_pair_unmatched(ig_gts, ig_preds, grouped), ig_gts)
         results_ignored = _finish(entries, ig_gts, [lines.gt_raw[g] for g in ign], [lines.gt_cat[g] for g in ign],
                                   [gt_items[g] for g in ign], ig_preds, [lines.pred_raw[p] for p in ignored_preds],
                                   [pred_items[p] for p in ignored_preds], img, ign, ignored_preds, wrap=False)
@@ -350,7 +353,7 @@ def quick_match(gt_items: list[dict], pred_items: list[dict], img: str, split_pr
             joins[p] = hits
     grouped = _merge_matches(matches, joins)
     _recompute(grouped, b_gts, b_preds)
-    entries = _group_by_pred(_pair_unmatched(b_gts, b_preds, grouped), b_gts, [])
+    entries = _group_by_pred(_pair_unmatched(b_gts, b_preds, grouped), b_gts)
     results = _finish(entries, b_gts, [lines.gt_raw[g] for g in body], [lines.gt_cat[g] for g in body],
                       [gt_items[g] for g in body], b_preds, [lines.pred_raw[p] for p in rest],
                       [pred_items[p] for p in rest], img, body, rest)
