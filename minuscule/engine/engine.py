@@ -1,0 +1,207 @@
+"""Engine: continuous batching with optional speculative decoding; `add_request`/`step`/`stream`/`generate`.
+
+    engine = Engine(model, EngineConfig(max_batch=8, spec=SpecConfig("fastmtp", k=3)))
+    outputs = engine.generate([Request("a", ids, SamplingParams(max_tokens=256, stop_ids=(eos,)))])
+
+Every step: admit and prefill newcomers (vision encoder + prompt) into free slots, then one decode
+pass for all running requests: the proposer drafts K tokens each, one target pass verifies
+[pending, drafts], the verifier commits the accepted prefix plus one token. Greedy output is
+identical to plain decoding for any proposer, K and batch composition.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Iterator
+
+import torch
+
+from minuscule.engine.adaptive import AdaptiveK
+from minuscule.engine.config import EngineConfig, SpecConfig
+from minuscule.engine.guards import GuardState
+from minuscule.engine.request import Request, RequestOutput, Sequence
+from minuscule.engine.runner import Runner
+from minuscule.engine.scheduler import Scheduler
+from minuscule.engine.spec import Proposer
+from minuscule.engine.stats import EngineStats
+from minuscule.engine.verify import choose, verify
+from minuscule.model.ocr import OCRModel
+
+
+def build_proposer(spec: SpecConfig, runner: Runner, vocab_size: int,
+                   references: dict[str, list[int]] | None) -> Proposer | None:
+    if spec.proposer == "none":
+        return None
+    if spec.proposer == "fastmtp":
+        from minuscule.engine.spec.fastmtp import FastMTPProposer
+
+        return FastMTPProposer(runner)
+    if spec.proposer == "ngram":
+        from minuscule.engine.spec.ngram import NgramProposer
+
+        return NgramProposer(spec.ngram_min, spec.ngram_max)
+    from minuscule.engine.spec.replay import ReplayProposer
+
+    if references is None:
+        raise ValueError("the replay proposer needs reference continuations (references=)")
+    return ReplayProposer(references, spec.replay_q, spec.k, vocab_size, spec.seed)
+
+
+class Engine:
+    """Token ids and tensors in, token ids out. One engine owns one model and its slot caches.
+
+    `proposer` overrides the one `config.spec` names (tests pass oracle or adversarial drafters);
+    `references` feeds the replay proposer.
+    """
+
+    def __init__(self, model: OCRModel, config: EngineConfig | None = None, proposer: Proposer | None = None,
+                 references: dict[str, list[int]] | None = None):
+        self.model = model.eval()
+        self.cfg = config or EngineConfig()
+        spec = self.cfg.spec
+        self.kmax = spec.k
+        needs_hidden = spec.proposer == "fastmtp" or bool(getattr(proposer, "needs_hidden", False))
+        self.runner = Runner(model, self.cfg, with_draft=needs_hidden)
+        self.proposer = proposer or build_proposer(spec, self.runner, model.cfg.vocab_size, references)
+        if self.proposer is None and self.kmax:
+            raise ValueError("k > 0 needs a proposer")
+        self.adaptive = AdaptiveK(self.kmax) if spec.adaptive and self.kmax else None
+        self.scheduler = Scheduler(self.cfg.max_batch, self.cfg.max_tokens_per_step)
+        self.stats = EngineStats()
+        self.seqs: dict[str, Sequence] = {}
+        self._pending: dict[str, Request] = {}
+
+    @classmethod
+    def from_pretrained(cls, directory: str | os.PathLike[str], config: EngineConfig | None = None,
+                        dtype: str | None = None, device: str = "cpu") -> Engine:
+        from minuscule.model.checkpoint import load
+
+        return cls(load(directory, dtype=dtype, device=device), config)
+
+    # -- API ---------------------------------------------------------------------------------
+    def add_request(self, request: Request) -> None:
+        """Queue a request; it is admitted when a slot and the step's token budget allow."""
+        rid = request.request_id
+        if rid in self._pending or rid in self.seqs:
+            raise ValueError(f"request {rid!r} is already in the engine")
+        need = len(request.prompt_ids) + request.params.max_tokens + self.kmax + 1
+        if need > self.cfg.max_len:
+            raise ValueError(f"request {rid!r}: prompt {len(request.prompt_ids)} + max_tokens "
+                             f"{request.params.max_tokens} + lookahead {self.kmax + 1} exceeds max_len {self.cfg.max_len}")
+        if need > self.model.cfg.max_position_embeddings:
+            raise ValueError(f"request {rid!r} needs {need} positions; the model has "
+                             f"{self.model.cfg.max_position_embeddings}")
+        self._pending[rid] = request
+        self.scheduler.add(rid, len(request.prompt_ids))
+
+    def has_unfinished(self) -> bool:
+        return not self.scheduler.idle
+
+    @torch.inference_mode()
+    def step(self) -> list[RequestOutput]:
+        """One engine step; returns an output for every request that got tokens (finished ones included)."""
+        running = len(self.scheduler.running)
+        k = self.adaptive.choose(running) if self.adaptive is not None and running else self.kmax
+        plan = self.scheduler.schedule(k + 1)
+        outputs = [self._prefill(rid, slot) for rid, slot in plan.admitted]
+        if plan.decode:
+            outputs += self._decode(list(plan.decode), plan.width - 1)
+        for out in outputs:
+            if out.finished:
+                self._retire(out.request_id)
+        return outputs
+
+    def stream(self, request: Request) -> Iterator[RequestOutput]:
+        """Add a request and step the engine until it finishes, yielding its output after each step."""
+        self.add_request(request)
+        rid = request.request_id
+        while True:
+            for out in self.step():
+                if out.request_id == rid:
+                    yield out
+                    if out.finished:
+                        return
+
+    def generate(self, requests: list[Request]) -> list[RequestOutput]:
+        """Run a batch of requests to completion; final outputs in the order given."""
+        for r in requests:
+            self.add_request(r)
+        done: dict[str, RequestOutput] = {}
+        wanted = {r.request_id for r in requests}
+        while wanted - done.keys():
+            for out in self.step():
+                if out.finished:
+                    done[out.request_id] = out
+        return [done[r.request_id] for r in requests]
+
+    # -- internals ---------------------------------------------------------------------------
+    def _output(self, seq: Sequence, new: list[int]) -> RequestOutput:
+        stats = seq.stats() if seq.finish is not None else {}
+        return RequestOutput(seq.request_id, list(seq.generated), new, seq.finish, stats)
+
+    def _prefill(self, rid: str, slot: int) -> RequestOutput:
+        req = self._pending.pop(rid)
+        guards = req.params.guards
+        seq = self.seqs[rid] = Sequence(req, GuardState(guards) if guards is not None else None)
+        r = self.runner
+        t0 = time.perf_counter()
+        embeds = req.image_embeds
+        if req.pixels is not None:
+            embeds = r.encode(req.pixels)
+        elif embeds is not None:
+            embeds = embeds.to(r.device, r.dtype)
+        t1 = time.perf_counter()
+        ids = torch.tensor([seq.tokens], dtype=torch.long, device=r.device)  # (1, P)
+        pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
+        logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, last_only=True)
+        if r.hidden is not None:
+            r.hidden.write(pos, hidden, row0=slot)
+        row = logits[0, -1]
+        tok = choose(seq, row, int(row.argmax()))
+        seq.commit(tok)
+        st = self.stats
+        st.seconds["vision"] += t1 - t0
+        st.seconds["prefill"] += time.perf_counter() - t1
+        st.prefill_tokens += seq.prompt_len
+        st.generated += 1
+        st.requests += 1
+        return self._output(seq, [tok])
+
+    def _decode(self, rids: list[str], k: int) -> list[RequestOutput]:
+        seqs = [self.seqs[rid] for rid in rids]
+        r = self.runner
+        t0 = time.perf_counter()
+        drafts = self.proposer.propose(seqs, k) if k else [[] for _ in seqs]
+        t1 = time.perf_counter()
+        ids = torch.tensor([[s.tokens[-1], *d] for s, d in zip(seqs, drafts)], device=r.device)  # (B, K+1)
+        base = torch.tensor([len(s.tokens) - 1 for s in seqs], device=r.device)
+        pos = base[:, None] + torch.arange(k + 1, device=r.device)  # (B, K+1)
+        logits, hidden = r.target(ids, pos)
+        if r.hidden is not None:
+            r.hidden.write(pos, hidden)
+        verdicts = verify(seqs, logits, drafts)
+        t2 = time.perf_counter()
+        accepted = [v.accepted for v in verdicts]
+        self.stats.record_step(k, accepted, [len(v.tokens) for v in verdicts])
+        self.stats.seconds["draft"] += t1 - t0
+        self.stats.seconds["decode"] += t2 - t1
+        if self.adaptive is not None:
+            self.adaptive.update(len(seqs), k, t2 - t0, accepted)
+        outs = []
+        for seq, v in zip(seqs, verdicts):
+            seq.steps += 1
+            seq.drafted += k
+            seq.accepted += v.accepted
+            outs.append(self._output(seq, v.tokens))
+        return outs
+
+    def _retire(self, rid: str) -> None:
+        moved = self.scheduler.finish(rid)
+        self.seqs.pop(rid)
+        if self.proposer is not None:
+            self.proposer.release(rid)
+        if moved is not None:
+            src, dst = moved
+            mover = self.seqs[self.scheduler.running[dst]]
+            self.runner.move(src, dst, len(mover.tokens))
