@@ -62,7 +62,7 @@ def test_baseline_folder_gives_ratios(tmp_path, capsys):
     assert r["ratios_vs_baseline"]["table_teds"] is None  # the empty baseline scores 0 TEDS
 
 
-@pytest.mark.parametrize("case", ["no_gt", "bad_json", "not_pages", "no_pred_dir"])
+@pytest.mark.parametrize("case", ["no_gt", "bad_json", "not_pages", "no_pred_dir", "block_without_id"])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
     gt, pred = _write(tmp_path)
     if case == "no_gt":
@@ -71,8 +71,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, case):
         gt.write_text("{not json")
     elif case == "not_pages":
         gt.write_text(json.dumps({"pages": []}))
-    else:
+    elif case == "no_pred_dir":
         pred = tmp_path / "nowhere"
+    else:
+        broken = json.loads(json.dumps(PAGES))
+        del broken[0]["layout_dets"][1]["anno_id"]
+        gt.write_text(json.dumps(broken))
     assert main(["bench", "omnidoc", "--gt", str(gt), "--pred", str(pred)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err

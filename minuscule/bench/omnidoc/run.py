@@ -75,7 +75,7 @@ def prediction_path(folder: Path, image_name: str) -> Path | None:
     return None
 
 
-def score_folder(pages: list[dict], folder: Path) -> dict[str, Any]:
+def score_folder(pages: list[dict], folder: Path, gt_name: str = "GT") -> dict[str, Any]:
     """All metrics for one prediction folder; a missing file is scored as an empty page (v1.6)."""
     from minuscule.bench.omnidoc.metrics import by_attribute, edit_distance, finite, page_labels, table_scores
     from minuscule.bench.omnidoc.page import score_page
@@ -98,7 +98,10 @@ def score_folder(pages: list[dict], folder: Path) -> dict[str, Any]:
                 markdown = path.read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError) as exc:
                 raise InputError(str(path), f"not readable as UTF-8 text ({exc})") from None
-        samples = score_page(page, markdown)
+        try:
+            samples = score_page(page, markdown)
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise InputError(f"{gt_name}: page {img}", f"malformed annotation ({type(exc).__name__}: {exc})") from None
         text += samples.text
         formula += samples.formula
         table += samples.table
@@ -151,7 +154,7 @@ def evaluate(gt_path: Path, pred_dir: Path, baseline_dir: Path | None = None) ->
         if not folder.is_dir():
             raise InputError(str(folder), "not a folder of predictions")
     start = time.perf_counter()
-    result = score_folder(pages, pred_dir)
+    result = score_folder(pages, pred_dir, str(gt_path))
     seconds = time.perf_counter() - start
     out: dict[str, Any] = {
         "benchmark": "omnidocbench-v1.6-end2end",
@@ -170,7 +173,7 @@ def evaluate(gt_path: Path, pred_dir: Path, baseline_dir: Path | None = None) ->
         "seconds": round(seconds, 3),
     }
     if baseline_dir:
-        base = score_folder(pages, baseline_dir)
+        base = score_folder(pages, baseline_dir, str(gt_path))
         base.pop("_per_page_files")
         keys = ("text_edit", "table_teds", "table_teds_s", "reading_order_edit", "overall_without_cdm")
         out["baseline"] = {k: base[k] for k in keys}
