@@ -65,11 +65,19 @@ class PageParts:
     pipe_tables: int
 
 
+def _cell_text(text: str) -> str:
+    """normalize_text of a cell, skipped for plain ASCII without emphasis or tags (most cells),
+    where it could only collapse whitespace."""
+    if text.isascii() and not any(ch in text for ch in "*_<"):
+        return " ".join(text.split())
+    return normalize_text(text).strip()
+
+
 def _grid_table(grid: TableGrid) -> Table:
     rows: dict[int, list[tuple[int, Cell]]] = {}
     for (r, c), text in grid.cells.items():
         rowspan, colspan = grid.spans[(r, c)]
-        rows.setdefault(r, []).append((c, (normalize_text(text).strip(), rowspan, colspan)))
+        rows.setdefault(r, []).append((c, (_cell_text(text), rowspan, colspan)))
     return Table(tuple(tuple(cell for _, cell in sorted(rows[r])) for r in sorted(rows)), grid.source)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import string
 import zlib
 from collections import Counter
 from functools import lru_cache
@@ -17,6 +18,8 @@ from minuscule.rewards.page import PageParts
 _SPECIAL = re.compile(r"<\|[^|<>\n]{1,40}\|>|<\uff5c[^\uff5c<>\n]{1,40}\uff5c>")
 _SPECIAL_END = re.compile(f"(?:{_SPECIAL.pattern})$")
 _TABLE_PART = re.compile(r"<(/?)(table|thead|tbody|tfoot|tr|td|th)\b[^>]*>", re.IGNORECASE)
+_ALNUM_LINE = re.compile(r"^[^\n]*?[^\W_][^\n]*", re.MULTILINE)
+_PUNCTUATION = string.punctuation
 _STRAY_DELIMS = re.compile(r"(?<!\\)\$|\\\(|\\\)|(?<!\\)\\\[|(?<!\\)\\\]")
 
 
@@ -84,8 +87,10 @@ def structure_term(pred: PageParts) -> TermScore:
 @lru_cache(maxsize=1024)
 def _profile(markdown: str) -> tuple[Counter, Counter, float]:
     """Line counts, word 4-gram counts and zlib compression ratio of a text."""
-    lines = Counter(line.strip() for line in markdown.split("\n") if line.strip())
-    words = markdown.split()
+    # Lines without a letter or digit and words of punctuation only (`$$`, `</table>`, `| --- |`) are markup that
+    # legitimately recurs; a loop of them still shows in the compression ratio and the tail.
+    lines = Counter(line.strip() for line in _ALNUM_LINE.findall(markdown))
+    words = [w for w in markdown.split() if w.strip(_PUNCTUATION)]
     grams = Counter(zip(words, words[1:], words[2:], words[3:]))
     data = markdown.encode("utf-8")
     ratio = len(data) / len(zlib.compress(data)) if data else 1.0
@@ -135,7 +140,7 @@ def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.3, cr_max:
     return TermScore(s, True, "; ".join(notes))
 
 
-def _tail_repeats(text: str, window: int = 4096) -> int:
+def _tail_repeats(text: str, window: int = 1024) -> int:
     """Most back-to-back repeats of the text's final 1..5 characters, read in its last `window`
     characters (enough to see any count up to window/5, far above the limits used)."""
     return max(trailing_repeats(text[-window:], 5))
