@@ -25,7 +25,6 @@ _TRAILING_CAPTION_RES = (
     re.compile(r"(?P<sep>" + _SPACERS + r"\s*)(?P<caption>\\text\s*\{[^{}]*\}\.?)\s*$"),
     re.compile(r"(?P<sep>" + _SPACERS + r"\s*)(?P<caption>\([^)]*[A-Za-z][^)]*\)\.?)\s*$"),
 )
-_RESCUE_KINDS = ("formula_rescue",)
 
 
 def _blank(content: str, start: int, end: int) -> str:
