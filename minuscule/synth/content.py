@@ -31,7 +31,20 @@ METRICS_EN = ["Accuracy", "Precision", "Recall", "Latency", "Throughput", "Error
 def _faker(locale: str):
     from faker import Faker
 
-    return Faker(locale)
+    fake = Faker(locale)
+    # Some providers build their word lists from sets (it_IT cities), so which element a seed
+    # picks would depend on PYTHONHASHSEED and differ between processes. Sorting every list of
+    # strings gives them a fixed order; uniform picks keep their distribution.
+    for provider in fake.get_providers():
+        seen: set[str] = set()
+        for klass in type(provider).__mro__:
+            for name, value in vars(klass).items():
+                if name in seen:
+                    continue
+                seen.add(name)
+                if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                    setattr(provider, name, sorted(value))
+    return fake
 
 
 def clean(text: str) -> str:

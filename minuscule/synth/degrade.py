@@ -22,21 +22,29 @@ class Degraded:
 
 def _rotate(im: Image.Image, rng: random.Random) -> tuple[Image.Image, str]:
     angle = rng.uniform(-1.5, 1.5)
-    return im.rotate(angle, resample=Image.BICUBIC, expand=False, fillcolor=(255, 255, 255)), f"rotate({angle:.2f})"
+    return im.rotate(angle, resample=Image.BILINEAR, expand=False, fillcolor=(255, 255, 255)), f"rotate({angle:.2f})"
 
 
 def _skew(im: Image.Image, rng: random.Random) -> tuple[Image.Image, str]:
     s = rng.uniform(-0.02, 0.02)
     w, h = im.size
-    out = im.transform((w, h), Image.AFFINE, (1, s, -s * h / 2, 0, 1, 0), resample=Image.BICUBIC,
+    out = im.transform((w, h), Image.AFFINE, (1, s, -s * h / 2, 0, 1, 0), resample=Image.BILINEAR,
                        fillcolor=(255, 255, 255))
     return out, f"skew({s:.3f})"
 
 
 def _ink_bleed(im: Image.Image, rng: random.Random) -> tuple[Image.Image, str]:
     a = rng.uniform(0.35, 0.7)
-    spread = im.filter(ImageFilter.MinFilter(3)).filter(ImageFilter.GaussianBlur(0.6))
-    return Image.blend(im, spread, a), f"ink_bleed({a:.2f})"
+    # A 3x3 minimum (ink spreads by a pixel) as two separable passes; PIL's MinFilter is 10x slower.
+    x = np.asarray(im)
+    rows = x.copy()
+    np.minimum(rows[1:], x[:-1], out=rows[1:])
+    np.minimum(rows[:-1], x[1:], out=rows[:-1])
+    spread = rows.copy()
+    np.minimum(spread[:, 1:], rows[:, :-1], out=spread[:, 1:])
+    np.minimum(spread[:, :-1], rows[:, 1:], out=spread[:, :-1])
+    soft = Image.fromarray(spread).filter(ImageFilter.BoxBlur(1))
+    return Image.blend(im, soft, a), f"ink_bleed({a:.2f})"
 
 
 def _low_contrast(im: Image.Image, rng: random.Random) -> tuple[Image.Image, str]:

@@ -159,3 +159,24 @@ def test_formulas_render_in_katex():
     out = subprocess.run([node, "-e", script], input=json.dumps(items), capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
+
+
+def test_content_does_not_depend_on_the_hash_seed():
+    """Pages are generated in other processes; set or dict ordering must not leak into content."""
+    import sys
+
+    code = ("from minuscule.synth.page import make_spec, page_seed\n"
+            "from minuscule.synth.reference import page_markdown\n"
+            "import hashlib\n"
+            "h = hashlib.sha256()\n"
+            "for i in range(60):\n"
+            "    s = make_spec(page_seed(1, i, 0))\n"
+            "    h.update(page_markdown(list(s.blocks)).encode()); h.update(s.html.body.encode())\n"
+            "print(h.hexdigest())\n")
+    digests = set()
+    for hash_seed in ("1", "2"):
+        env = {**__import__("os").environ, "PYTHONHASHSEED": hash_seed}
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+        assert out.returncode == 0, out.stderr
+        digests.add(out.stdout.strip())
+    assert len(digests) == 1
