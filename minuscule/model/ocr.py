@@ -11,6 +11,7 @@ from torch import nn
 
 from minuscule.config import ModelConfig
 from minuscule.model.decoder import Decoder, KVCache
+from minuscule.model.encoder import DeepEncoder
 from minuscule.model.mtp import DraftOutput, MTPModule, draft_step
 
 
@@ -28,12 +29,10 @@ class OCRBackbone(Decoder):
     def __init__(self, cfg: ModelConfig):
         super().__init__(cfg)
         self.embed_tokens = nn.Embedding(cfg.vocab_size, cfg.hidden_size)
-        from minuscule.model.encoder import DeepEncoder
-
         encoder = DeepEncoder(cfg.vision)
-        # The encoder's children and direct tensors (sam_model, vision_model, projector,
-        # image_newline, view_seperator) are registered here so that names read `model.sam_model.*`
-        # etc. as published; the encoder object itself stays unregistered and is only called.
+        # The encoder's children (sam_model, vision_model, projector) and any direct tensors are
+        # registered here so that names read `model.sam_model.*` etc. as published; the encoder
+        # object itself stays unregistered and is only called.
         for name, child in encoder.named_children():
             self.add_module(name, child)
         for name, p in encoder.named_parameters(recurse=False):
@@ -62,6 +61,11 @@ class OCRBackbone(Decoder):
         out = super()._apply(fn, recurse)
         self.sync_encoder()
         return out
+
+    def train(self, mode: bool = True) -> OCRBackbone:
+        super().train(mode)
+        self._encoder.training = mode  # its children already follow; the wrapper too
+        return self
 
 
 class OCRModel(nn.Module):
