@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from minuscule.errors import MissingExtraError
@@ -29,15 +30,48 @@ def chromium_path() -> str:
     return path
 
 
+class _SharedPlaywright:
+    """One Playwright driver per thread, shared by every browser started in it.
+
+    Playwright's sync API refuses to start a second driver while one runs in the same thread (it owns
+    the thread's event loop), so a long-lived math renderer and a page renderer must share it. `stop()`
+    releases one user; the driver stops with the last.
+    """
+
+    _local = threading.local()
+
+    def __init__(self) -> None:
+        state = self._local.__dict__
+        if state.get("users", 0) == 0:
+            try:
+                from playwright.sync_api import sync_playwright
+            except ImportError as exc:  # pragma: no cover - depends on the environment
+                raise MissingExtraError("playwright", "eval") from exc
+            state["driver"] = sync_playwright().start()
+        state["users"] = state.get("users", 0) + 1
+        self._driver = state["driver"]
+        self._stopped = False
+
+    @property
+    def chromium(self):
+        return self._driver.chromium
+
+    def stop(self) -> None:
+        if self._stopped:
+            return
+        self._stopped = True
+        state = self._local.__dict__
+        state["users"] -= 1
+        if state["users"] == 0:
+            state.pop("driver").stop()
+
+
 def launch_chromium():
-    """Start Playwright and a headless Chromium; returns (playwright, browser). Close both when done."""
+    """Start a headless Chromium; returns (playwright, browser). Close the browser, then stop playwright."""
+    path = chromium_path()
+    pw = _SharedPlaywright()
     try:
-        from playwright.sync_api import sync_playwright
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise MissingExtraError("playwright", "eval") from exc
-    pw = sync_playwright().start()
-    try:
-        browser = pw.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+        browser = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS, headless=True)
     except Exception:
         pw.stop()
         raise
