@@ -16,6 +16,8 @@ DEFAULT_MAX_SIDE = 1600
 # pdfium reports a hyphen that a layout engine inserted at a line break as U+FFFE (older builds: U+0002).
 _SOFT_HYPHENS = {0xFFFE, 0x0002, 0x00AD}
 SOFT_HYPHEN = "\u00ad"
+# TeX and many fonts set ligature glyphs; readers and search want the letters.
+_LIGATURES = {0xFB00: "ff", 0xFB01: "fi", 0xFB02: "fl", 0xFB03: "ffi", 0xFB04: "ffl", 0xFB05: "st", 0xFB06: "st"}
 _RULE_THICKNESS_PT = 2.5
 _MATH_FONTS = ("math", "katex_", "cmmi", "cmsy", "cmex", "msbm", "msam", "stix", "symbol")
 
@@ -97,7 +99,7 @@ def _chars(pdf_page: pdfium.PdfPage, scale: float, height_pt: float) -> Iterable
             continue
         # pdfium reports a hyphen at a line end as U+FFFE; kept as U+00AD so layout knows it ends a
         # line there, and printed as "-" where it is not joined.
-        text = SOFT_HYPHEN if code in _SOFT_HYPHENS else chr(code)
+        text = SOFT_HYPHEN if code in _SOFT_HYPHENS else _LIGATURES.get(code) or chr(code)
         if not raw.FPDFText_GetLooseCharBox(tp, i, rect):
             continue
         raw.FPDFText_GetFontInfo(tp, i, name_buf, 128, flags)
