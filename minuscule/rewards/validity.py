@@ -113,7 +113,7 @@ def _excess(pred: Counter, ref: Counter) -> tuple[float, str]:
 
 
 def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.3, cr_max: float = 2.2, tail_limit: int = 30) -> TermScore:
-    """s = (1 - x)^3 * g * t, where
+    """s = (1 - x)^2 * g * t, where
     x = max(share of lines, share of word 4-grams repeated beyond their count in the reference),
     g = clip((cr_max - c) / (cr_max - cr_ok), 0, 1), c = zlib ratio of prediction / of reference,
     t = 0 when a 1..5-character n-gram repeats more than max(tail_limit, reference's) times at the
@@ -127,7 +127,7 @@ def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.3, cr_max:
     g = min(1.0, max(0.0, (cr_max - c) / (cr_max - cr_ok)))
     tail = _tail_repeats(pred.raw)
     looped = tail > max(tail_limit, _tail_repeats(ref.raw))
-    s = (1.0 - x) ** 3 * g * (0.0 if looped else 1.0)
+    s = (1.0 - x) ** 2 * g * (0.0 if looped else 1.0)
     notes = []
     if line_x > 0.02:
         notes.append(f"{line_x:.0%} of lines repeat (e.g. {line_worst[:40]!r})")
