@@ -128,6 +128,9 @@ async ([css, html]) => {
 """
 
 
+RECYCLE_EVERY = 500  # pages per browser tab
+
+
 @dataclass(frozen=True)
 class RenderResult:
     pdf: bytes
@@ -150,14 +153,39 @@ class PageRenderer:
             f'<link rel="stylesheet" href="file://{self.katex_dir}/dist/katex.min.css">'
             f'<script src="file://{self.katex_dir}/dist/katex.min.js"></script>'
             '<style id="page-style"></style></head><body></body></html>', encoding="utf-8")
+        self._shell = shell
         self._closed = False
         self._pw, self._browser = launch_chromium()
+        self.browser_version = self._browser.version
+        self._page = None
+        self._renders = 0
+        self._open_page()
+
+    def _open_page(self) -> None:
+        if self._page is not None:
+            self._page.close()
         self._page = self._browser.new_page()
         self._page.emulate_media(media="print")
-        self._page.goto(shell.as_uri(), wait_until="load")
-        self.browser_version = self._browser.version
+        self._page.goto(self._shell.as_uri(), wait_until="load")
 
     def render(self, html: PageHTML) -> RenderResult:
+        # A fresh tab now and then, so a run of many thousand pages does not accumulate state;
+        # and one retry in a fresh tab if the tab crashed. Layout does not depend on the tab's history.
+        if self._renders and self._renders % RECYCLE_EVERY == 0:
+            self._open_page()
+        self._renders += 1
+        try:
+            return self._render(html)
+        except Exception as exc:
+            from playwright.sync_api import Error as PlaywrightError
+
+            if not isinstance(exc, PlaywrightError) or not self._browser.is_connected():
+                raise
+            self._page = None
+            self._open_page()
+            return self._render(html)
+
+    def _render(self, html: PageHTML) -> RenderResult:
         layout = self._page.evaluate(LAYOUT_JS, [html.css, html.body])
         pdf = self._page.pdf(prefer_css_page_size=True, print_background=True,
                              margin={"top": "0", "right": "0", "bottom": "0", "left": "0"})

@@ -118,3 +118,26 @@ def test_rasterised_size_follows_paper(pages):
     image = rasterise(page.pdf, 72)
     assert abs(image.width - page.spec.style.width_mm / 25.4 * 72) <= 2
     assert abs(image.height - page.spec.style.height_mm / 25.4 * 72) <= 2
+
+
+def test_renderer_recycles_its_tab_without_changing_pages(monkeypatch):
+    """A page rendered in a fresh tab and in a tab that rendered other pages before is the same."""
+    import minuscule.synth.render as render_mod
+    from minuscule.synth.page import make_spec, page_seed
+
+    try:
+        renderer = render_mod.PageRenderer()
+    except Exception as exc:
+        pytest.skip(f"browser not available: {exc}")
+    monkeypatch.setattr(render_mod, "RECYCLE_EVERY", 2)
+    try:
+        specs = [make_spec(page_seed(5, i, 0)) for i in range(3)]
+        renderer.render(specs[0].html)
+        used_tab = renderer.render(specs[2].html).layout
+        tab = renderer._page
+        fresh_tab = renderer.render(specs[2].html).layout  # the third render opens a new tab
+        assert renderer._page is not tab
+        assert fresh_tab == used_tab
+        assert renderer.render(specs[1].html).layout != used_tab
+    finally:
+        renderer.close()
