@@ -211,3 +211,28 @@ def test_config_is_frozen_and_validated():
                 {"unit_test_average": "median"}, {"cr_ok": 3.0}):
         with pytest.raises(ValueError):
             RewardConfig(**bad)
+
+
+def test_order_fast_path_agrees_with_the_check_on_corrupted_synthetic_pages():
+    import random
+
+    from minuscule.rewards.study import CORRUPTIONS
+    from minuscule.rewards.terms import _order_certainly_passes
+    from pages import synth_pages
+
+    shortcuts = 0
+    for page_id, ref, tests in synth_pages():
+        orders = [t for t in tests if t.type == "order"]
+        for name, corrupt in CORRUPTIONS.items():
+            pred = corrupt(ref, random.Random(name))
+            for test in orders:
+                if _order_certainly_passes(test, pred):
+                    shortcuts += 1
+                    assert test.run(pred).passed, (page_id, name, test.id)
+    assert shortcuts >= 50
+    # Texts that occur twice are left to the check.
+    twice = parse_test({"pdf": "a.pdf", "page": 1, "id": "o", "type": "order", "before": "alpha beta", "after": "gamma delta",
+                        "max_diffs": 1})
+    assert not _order_certainly_passes(twice, "alpha beta gamma delta alpha beta")
+    assert _order_certainly_passes(twice, "alpha beta then gamma delta")
+    assert not _order_certainly_passes(twice, "gamma delta then alpha beta")
