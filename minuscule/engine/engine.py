@@ -154,7 +154,7 @@ class Engine:
         t1 = time.perf_counter()
         ids = torch.tensor([seq.tokens], dtype=torch.long, device=r.device)  # (1, P)
         pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
-        logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, last_only=True)
+        logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, prompt=True, last_only=True)
         if r.hidden is not None:
             r.hidden.write(pos, hidden, row0=slot)
         row = logits[0, -1]

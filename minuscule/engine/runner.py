@@ -81,10 +81,15 @@ class Runner:
         return prepare_inputs(self.model, pixels)[1]
 
     def target(self, ids: torch.Tensor, positions: torch.Tensor, row0: int = 0,
-               image_embeds: torch.Tensor | None = None, last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
-        """ids, positions (B, T) for slots row0.. → (fp32 logits (B, T or 1, V), post-norm hidden (B, T, H))."""
+               image_embeds: torch.Tensor | None = None, prompt: bool = False,
+               last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """ids, positions (B, T) for slots row0.. → (fp32 logits (B, T or 1, V), post-norm hidden (B, T, H)).
+
+        Only a prompt's `<image>` ids are placeholders for image embeddings; a generated or drafted
+        id that happens to equal it is an ordinary token.
+        """
         m = self.model
-        x = m.embed(ids, image_embeds)
+        x = m.embed(ids, image_embeds) if prompt else m.model.embed_tokens(ids)
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
         for i, layer in enumerate(m.model.layers):
             x = _layer(layer, x, cos, sin, self.kv, i, positions, row0)
