@@ -78,7 +78,7 @@ def raw_terms(prediction: str, reference: str, tests: Sequence[BenchTest] | None
         "content": content_term(pred, ref),
         "formula": formula_term(pred, ref, renderer),
         "table": table_term(pred, ref, exact=config.exact_teds),
-        "structure": structure_term(pred),
+        "structure": structure_term(pred, ref),
         "unit_tests": unit_test_term(prediction, tests, renderer, config.unit_test_average),
         "repetition": repetition_term(pred, ref, config.cr_ok, config.cr_max, config.tail_repeats),
         "format": format_term(pred, ref),

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from minuscule.errors import InputError
+from minuscule.errors import InputError, MissingExtraError
 from minuscule.markup.math import find_formulas
 from minuscule.markup.tables import html_tables
 
@@ -153,6 +153,7 @@ def run_study(pages: list[tuple[str, str, list]], seed: int = 0, config=None) ->
     rewards: dict[str, list[float]] = {name: [] for name in CORRUPTIONS}
     terms: dict[str, dict[str, list[float]]] = {name: {} for name in CORRUPTIONS}
     wall, cpu = [], []
+    cpu_by: dict[str, list[float]] = {name: [] for name in CORRUPTIONS}
     for page_id, ref, tests in pages:
         for name, corrupt in CORRUPTIONS.items():
             pred = corrupt(ref, random.Random(f"{seed}:{page_id}:{name}"))
@@ -162,6 +163,7 @@ def run_study(pages: list[tuple[str, str, list]], seed: int = 0, config=None) ->
             breakdown = score(pred, ref, tests, config)
             wall.append(time.perf_counter() - w0)
             cpu.append(time.process_time() - c0)
+            cpu_by[name].append(cpu[-1])
             rewards[name].append(breakdown.reward)
             for term, value in breakdown.terms.items():
                 terms[name].setdefault(term, []).append(value.raw)
@@ -171,6 +173,7 @@ def run_study(pages: list[tuple[str, str, list]], seed: int = 0, config=None) ->
             "mean_reward": statistics.fmean(values) if values else None,
             "median_reward": statistics.median(values) if values else None,
             "mean_raw_terms": {t: round(statistics.fmean(v), 4) for t, v in terms[name].items()},
+            "median_ms_cpu": 1e3 * statistics.median(cpu_by[name]) if cpu_by[name] else None,
         }
         for name, values in rewards.items()
     }
@@ -199,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
             raise InputError("--n", f"must be at least 1, got {args.n}")
         pages = load_synth(args.synth, args.n)
         result = run_study(pages, args.seed)
-    except InputError as exc:
+    except (InputError, MissingExtraError) as exc:
         print(f"minuscule.rewards.study: {exc}", file=sys.stderr)
         return 2
     result["source"] = str(args.synth)

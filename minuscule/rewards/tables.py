@@ -16,6 +16,7 @@ from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 from rapidfuzz.process import cdist
 
+from minuscule.errors import MissingExtraError
 from minuscule.rewards.page import Table
 
 _BLOCK = 1 << 21  # entries of the batched cell-alignment table before it is split by pred rows
@@ -25,7 +26,22 @@ def teds_exact(pred: Table, gold: Table) -> float:
     """TEDS by APTED (omnidoc's implementation) on the canonical HTML of both tables."""
     from minuscule.bench.omnidoc.teds import teds
 
-    return teds(pred.to_html(), gold.to_html())
+    try:
+        return teds(pred.to_html(), gold.to_html())
+    except ImportError as exc:
+        raise MissingExtraError(f"{exc.name or 'apted'} (exact TEDS)", "eval") from None
+
+
+def assignment(sim: np.ndarray) -> list[tuple[int, int]]:
+    """Row -> column pairs maximising the total similarity (Hungarian; argmax for one row)."""
+    if sim.shape[0] == 1:
+        return [(0, int(np.argmax(sim[0])))]
+    try:
+        from scipy.optimize import linear_sum_assignment
+    except ImportError:
+        raise MissingExtraError("scipy (matching several tables or formulas)", "eval") from None
+    rows, cols = linear_sum_assignment(sim, maximize=True)
+    return list(zip(rows.tolist(), cols.tolist()))
 
 
 def _cells(table: Table) -> tuple[list[str], np.ndarray, np.ndarray]:
@@ -104,10 +120,5 @@ def match_tables(pred: tuple[Table, ...], gold: tuple[Table, ...]) -> list[tuple
         for p, pt in enumerate(pred):
             size = min(gt.n_nodes, pt.n_nodes) / max(gt.n_nodes, pt.n_nodes, 1)
             sim[g, p] = fuzz.ratio(gt.text, pt.text) / 100.0 + size
-    if len(gold) == 1:
-        return [(0, int(np.argmax(sim[0])))]
-    from scipy.optimize import linear_sum_assignment
-
-    rows, cols = linear_sum_assignment(sim, maximize=True)
-    got = dict(zip(rows.tolist(), cols.tolist()))
+    got = dict(assignment(sim))
     return [(g, got.get(g)) for g in range(len(gold))]

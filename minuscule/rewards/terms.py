@@ -14,7 +14,7 @@ from minuscule.markup.text import normalize_cached
 from minuscule.rewards.config import TermScore
 from minuscule.rewards.latex import latex_tokens, token_string
 from minuscule.rewards.page import PageParts
-from minuscule.rewards.tables import match_tables, teds_exact, teds_fast
+from minuscule.rewards.tables import assignment, match_tables, teds_exact, teds_fast
 
 def content_term(pred: PageParts, ref: PageParts) -> TermScore:
     """s = 1 - Lev(p, r) / max(|p|, |r|) on normalised running text (tables, formulas, tags removed).
@@ -47,7 +47,7 @@ def formula_term(pred: PageParts, ref: PageParts, renderer: Any = None) -> TermS
     p_tex = [f.latex for f in pred.formulas]
     sim = cdist([token_string(t) for t in r_tex], [token_string(t) for t in p_tex],
                 scorer=Levenshtein.normalized_similarity, dtype=np.float64)
-    pairs = _assign(sim)
+    pairs = assignment(sim)
     scores = []
     for g, p in pairs:
         s = float(sim[g, p])
@@ -60,15 +60,6 @@ def formula_term(pred: PageParts, ref: PageParts, renderer: Any = None) -> TermS
         exact = sum(1 for s in scores if s >= 1.0)
         note = f"{exact}/{len(r_tex)} formulas exact, {len(pred.formulas)} predicted, mean similarity {total:.2f}"
     return TermScore(total, True, note)
-
-
-def _assign(sim: np.ndarray) -> list[tuple[int, int]]:
-    if sim.shape[0] == 1:
-        return [(0, int(np.argmax(sim[0])))]
-    from scipy.optimize import linear_sum_assignment
-
-    rows, cols = linear_sum_assignment(sim, maximize=True)
-    return list(zip(rows.tolist(), cols.tolist()))
 
 
 def table_term(pred: PageParts, ref: PageParts, exact: bool = False) -> TermScore:

@@ -56,32 +56,45 @@ def _table_units(markdown: str) -> tuple[int, list[str]]:
     return tables, problems
 
 
-def structure_term(pred: PageParts) -> TermScore:
-    """s = valid / total elements. Elements: each formula (valid when its braces, `\\begin`/`\\end`
-    and `\\left`/`\\right` balance), each HTML table (valid when every tag is closed in order), and
-    as invalid elements each math delimiter left unpaired, each table tag outside a table and each
-    grounding/chat token. No elements: 1."""
+def _elements(page: PageParts) -> tuple[int, list[str]]:
+    """(valid elements, problems) of a page, one problem per malformed element."""
     bad: list[str] = []
     n_valid = 0
-    for f in pred.formulas:
+    for f in page.formulas:
         problems = latex_problems(f.latex)
         if problems:
             bad.append(f"formula {f.latex[:30]!r}: {problems[0]}")
         else:
             n_valid += 1
-    n_tables, table_problems = _table_units(pred.raw)
-    broken_tables = sum(1 for p in table_problems if p.startswith("table "))
-    n_valid += n_tables - broken_tables
+    n_tables, table_problems = _table_units(page.raw)
+    n_valid += n_tables - sum(1 for p in table_problems if p.startswith("table "))
     bad.extend(table_problems)
-    strays = _STRAY_DELIMS.findall(pred.prose)
-    bad.extend(f"unpaired math delimiter {d!r}" for d in strays)
-    bad.extend(f"stray token {t!r}" for t in _SPECIAL.findall(pred.raw))
+    bad.extend(f"unpaired math delimiter {d!r}" for d in _STRAY_DELIMS.findall(page.prose))
+    bad.extend(f"stray token {t!r}" for t in _SPECIAL.findall(page.raw))
+    return n_valid, bad
+
+
+def structure_term(pred: PageParts, ref: PageParts | None = None) -> TermScore:
+    r"""s = valid / (valid + malformed) elements. Elements: each formula (valid when its braces,
+    `\begin`/`\end` and `\left`/`\right` balance), each HTML table (valid when every tag is
+    closed in order), and as malformed elements each math delimiter left unpaired, each table tag
+    outside a table and each grounding/chat token. Problems the reference has itself (say, a `$`
+    for dollars) are not counted. No elements: 1."""
+    n_valid, bad = _elements(pred)
+    if ref is not None and bad:
+        allowed = Counter(_elements(ref)[1])
+        kept = []
+        for problem in bad:
+            if allowed[problem] > 0:
+                allowed[problem] -= 1
+            else:
+                kept.append(problem)
+        bad = kept
     total = n_valid + len(bad)
     if total == 0:
         return TermScore(1.0)
-    s = n_valid / total
     note = f"{len(bad)} of {total} elements malformed: " + "; ".join(bad[:3]) if bad else ""
-    return TermScore(s, True, note)
+    return TermScore(n_valid / total, True, note)
 
 
 @lru_cache(maxsize=1024)
@@ -154,15 +167,15 @@ _BAD_MATH = re.compile(r"\\begin\{(?:equation|align|gather|multline|eqnarray|dis
 def format_term(pred: PageParts, ref: PageParts) -> TermScore:
     """s = h * m * 0.5^f * 0.5^i * e: h = HTML tables / all tables (pipe tables break the
     convention); m = delimited formulas / (those + bare `\\begin{equation}`-style environments,
-    ```math fences, <math> tags); f = page-number lines first or last that the reference lacks;
-    i = image tags/descriptions beyond the reference's; e = 0.5 unless the output ends cleanly
-    (not empty, no table or `$$` left open, no chat token at the end)."""
+    ```math fences, <math> tags); f = page-number lines first or last; i = image tags or
+    descriptions; e = 0.5 unless the output ends cleanly (not empty, no table or `$$` left open,
+    no chat token at the end). What the reference does itself is not held against the prediction."""
     factors: list[tuple[float, str]] = []
-    n_html, n_pipe = len(pred.html_table_spans), pred.pipe_tables
+    n_html, n_pipe = len(pred.html_table_spans), max(0, pred.pipe_tables - ref.pipe_tables)
     if n_pipe:
         factors.append((n_html / (n_html + n_pipe), f"{n_pipe} pipe table(s) instead of HTML"))
-    bad_math = len(_BAD_MATH.findall(pred.prose))
-    if bad_math:
+    bad_math = len(_BAD_MATH.findall(pred.prose)) - len(_BAD_MATH.findall(ref.prose))
+    if bad_math > 0:
         factors.append((len(pred.formulas) / (len(pred.formulas) + bad_math), f"{bad_math} formula(s) without $/\\( \\)/$$/\\[ \\] delimiters"))
     lines = [line.strip() for line in pred.raw.split("\n") if line.strip()]
     ref_lines = set(line.strip() for line in ref.raw.split("\n"))
@@ -174,7 +187,7 @@ def format_term(pred: PageParts, ref: PageParts) -> TermScore:
     if images > 0:
         factors.append((0.5**images, f"{images} image tag(s)/description(s)"))
     end = _unclean_end(pred)
-    if end:
+    if end and end != _unclean_end(ref):
         factors.append((0.5, end))
     s = 1.0
     for value, _ in factors:

@@ -91,7 +91,16 @@ def test_batch_scorer_without_math_rendering_starts_no_browser():
 
 
 @pytest.mark.slow
+@pytest.mark.browser
 def test_batch_scorer_keeps_one_browser_for_math():
+    try:
+        from minuscule.browser import chromium_path, katex_dir
+
+        chromium_path()
+        katex_dir()
+        import playwright  # noqa: F401
+    except Exception as exc:
+        pytest.skip(f"browser not available: {exc}")
     # `\sigma^{2}{}` is not the same token string, but KaTeX renders it the same.
     pred = REFERENCE.replace("\\sigma^{2}", "\\sigma^{2}{}")
     with RewardScorer(render_math=True) as scorer:

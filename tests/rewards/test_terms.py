@@ -236,3 +236,13 @@ def test_order_fast_path_agrees_with_the_check_on_corrupted_synthetic_pages():
     assert not _order_certainly_passes(twice, "alpha beta gamma delta alpha beta")
     assert _order_certainly_passes(twice, "alpha beta then gamma delta")
     assert not _order_certainly_passes(twice, "gamma delta then alpha beta")
+
+
+def test_what_the_reference_does_itself_is_not_held_against_the_prediction():
+    from minuscule.rewards import score
+
+    ref = "Tickets cost $5 at the gate.\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n\\begin{equation} x \\end{equation}\n"
+    assert score(ref, ref).reward == 1.0
+    got = score(ref + "\n<table><tr><td>x</table>\n", ref)
+    assert got.terms["structure"].raw == 0.0 and any("closes <td>" in n for n in got.notes)
+    assert got.terms["format"].raw == 1.0  # its pipe table and bare equation are the reference's own
