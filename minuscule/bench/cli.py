@@ -10,6 +10,7 @@ BENCHMARKS: dict[str, tuple[str, str]] = {
     "forward": ("minuscule.model.bench_forward", "model forward speed on random weights: vision s/page, prefill/decode tok/s vs bandwidth bound"),
     "speed": ("minuscule.bench.speed", "pages/s and extraction quality of an engine on a folder of documents"),
     "omnidoc": ("minuscule.bench.omnidoc.run", "OmniDocBench v1.6 end-to-end scores of predicted Markdown: text edit, table TEDS, reading order"),
+    "decode": ("minuscule.engine.bench_decode", "engine decode tokens/s, tokens/step and acceptance per K and batch, speculative vs K=0"),
     "olmocr": ("minuscule.bench.olmocr", "olmOCR-Bench unit tests on predictions or an engine run: per-category and overall scores"),
 }
 

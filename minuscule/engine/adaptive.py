@@ -9,7 +9,7 @@ must beat K=0 by a small margin, so measurement noise cannot tip a tie towards e
 measured first for each bucket; afterwards the best K is taken. Speculation loses when
 batches are large (a verify pass of B*(K+1) tokens costs more than B) or acceptance is low, and
 this is where K=0 wins. Every `probe` steps (16, doubling up to 256 while the decision holds)
-one step runs the other side, K=0 or the best K>0, so that costs and acceptance stay current.
+one step runs another K, round robin, so that costs and acceptance stay current.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class AdaptiveK:
         self.since_probe = 0
         self.probe = 16
         self.last_best = -1
+        self.next_probe = 0
 
     def expected_tokens(self, k: int) -> float:
         total, p = 1.0, 1.0
@@ -75,11 +76,14 @@ class AdaptiveK:
         self.last_best = best
         self.since_probe += 1
         if self.since_probe >= self.probe:
-            # Probe the other side, K=0 or the best K>0, so neither its cost nor (for K>0) the
-            # acceptance estimate goes stale; probes come less often while they keep losing.
+            # Probe another K, round robin, so that no cost (and, while K=0 wins, no acceptance
+            # estimate) goes stale; probes come less often while the decision holds.
             self.since_probe = 0
             self.probe = min(2 * self.probe, 256)
-            return 0 if best else max(range(1, self.kmax + 1), key=score)
+            self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
+            if self.next_probe == best:
+                self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
+            return self.next_probe
         return best
 
     def update(self, batch: int, k: int, seconds_per_step: float, accepted: list[int]) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import time
-from typing import Iterator
+from typing import Callable, Iterator
 
 import torch
 
@@ -52,12 +52,14 @@ class Engine:
     """Token ids and tensors in, token ids out. One engine owns one model and its slot caches.
 
     `proposer` overrides the one `config.spec` names (tests pass oracle or adversarial drafters);
-    `references` feeds the replay proposer.
+    `references` feeds the replay proposer; `clock` times the stats and adaptive K (a CPU-time
+    clock keeps the step costs of a one-thread CPU run free of other processes' preemption).
     """
 
     def __init__(self, model: OCRModel, config: EngineConfig | None = None, proposer: Proposer | None = None,
-                 references: dict[str, list[int]] | None = None):
+                 references: dict[str, list[int]] | None = None, clock: Callable[[], float] = time.perf_counter):
         self.model = model.eval()
+        self.clock = clock
         self.cfg = config or EngineConfig()
         spec = self.cfg.spec
         self.kmax = spec.k
@@ -145,13 +147,13 @@ class Engine:
         guards = req.params.guards
         seq = self.seqs[rid] = Sequence(req, GuardState(guards) if guards is not None else None)
         r = self.runner
-        t0 = time.perf_counter()
+        t0 = self.clock()
         embeds = req.image_embeds
         if req.pixels is not None:
             embeds = r.encode(req.pixels)
         elif embeds is not None:
             embeds = embeds.to(r.device, r.dtype)
-        t1 = time.perf_counter()
+        t1 = self.clock()
         ids = torch.tensor([seq.tokens], dtype=torch.long, device=r.device)  # (1, P)
         pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
         logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, prompt=True, last_only=True)
@@ -162,7 +164,7 @@ class Engine:
         seq.commit(tok)
         st = self.stats
         st.seconds["vision"] += t1 - t0
-        st.seconds["prefill"] += time.perf_counter() - t1
+        st.seconds["prefill"] += self.clock() - t1
         st.prefill_tokens += seq.prompt_len
         st.generated += 1
         st.requests += 1
@@ -171,9 +173,9 @@ class Engine:
     def _decode(self, rids: list[str], k: int) -> list[RequestOutput]:
         seqs = [self.seqs[rid] for rid in rids]
         r = self.runner
-        t0 = time.perf_counter()
+        t0 = self.clock()
         drafts = self.proposer.propose(seqs, k) if k else [[] for _ in seqs]
-        t1 = time.perf_counter()
+        t1 = self.clock()
         ids = torch.tensor([[s.tokens[-1], *d] for s, d in zip(seqs, drafts)], device=r.device)  # (B, K+1)
         base = torch.tensor([len(s.tokens) - 1 for s in seqs], device=r.device)
         pos = base[:, None] + torch.arange(k + 1, device=r.device)  # (B, K+1)
@@ -181,7 +183,7 @@ class Engine:
         if r.hidden is not None:
             r.hidden.write(pos, hidden)
         verdicts = verify(seqs, logits, drafts)
-        t2 = time.perf_counter()
+        t2 = self.clock()
         accepted = [v.accepted for v in verdicts]
         self.stats.record_step(k, accepted, [len(v.tokens) for v in verdicts])
         self.stats.seconds["draft"] += t1 - t0
