@@ -39,8 +39,8 @@ class RewardConfig:
     unit_test_average: str = "micro"
     # Repetition: compression-ratio excess over the reference's own ratio that is still fine,
     # and the one at which the term reaches 0 (Whisper's absolute cut-off is 2.4).
-    cr_ok: float = 1.3
-    cr_max: float = 2.2
+    cr_ok: float = 1.5
+    cr_max: float = 2.5
     # A trailing n-gram repeated more often than this means the output ran into the token limit.
     tail_repeats: int = 30
 

@@ -16,15 +16,17 @@ from minuscule.rewards.latex import latex_tokens, token_string
 from minuscule.rewards.page import PageParts
 from minuscule.rewards.tables import assignment, match_tables, teds_exact, teds_fast
 
+
 def content_term(pred: PageParts, ref: PageParts) -> TermScore:
     """s = 1 - Lev(p, r) / max(|p|, |r|) on normalised running text (tables, formulas, tags removed).
 
     Back-to-back repeats of a block of lines count once (`page.collapse_loops`): content says how
-    much was read, the repetition term alone judges loops. Both empty: 1.
+    much was read, the repetition term alone judges loops. Not applied when the reference has no
+    running text (a page that is one table): its output would otherwise be judged on captions.
     """
     p, r = pred.text, ref.text
-    if not p and not r:
-        return TermScore(1.0)
+    if not r:
+        return TermScore(1.0, False)
     s = Levenshtein.normalized_similarity(p, r)
     note = ""
     if s < 0.9:

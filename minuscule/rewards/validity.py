@@ -125,7 +125,7 @@ def _excess(pred: Counter, ref: Counter) -> tuple[float, str]:
     return extra / total, worst
 
 
-def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.3, cr_max: float = 2.2, tail_limit: int = 30) -> TermScore:
+def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.5, cr_max: float = 2.5, tail_limit: int = 30) -> TermScore:
     """s = (1 - x)^2 * g * t, where
     x = max(share of lines, share of word 4-grams repeated beyond their count in the reference),
     g = clip((cr_max - c) / (cr_max - cr_ok), 0, 1), c = zlib ratio of prediction / of reference,

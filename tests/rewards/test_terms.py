@@ -55,7 +55,8 @@ def test_content_ignores_tables_and_formulas_and_notes_missing_text():
     assert content_term(parts(no_math), REF).raw == 1.0
     half = content_term(parts(REFERENCE[: len(REFERENCE) // 3]), REF)
     assert half.raw < 0.5 and "characters short" in half.note
-    assert content_term(parts(""), parts("")).raw == 1.0
+    table_only = parts("<table><tr><td>1</td></tr></table>")
+    assert content_term(parts("Table 1\n\n" + table_only.raw), table_only).applied is False
 
 
 # --- formulas -------------------------------------------------------------------------------
@@ -246,3 +247,9 @@ def test_what_the_reference_does_itself_is_not_held_against_the_prediction():
     got = score(ref + "\n<table><tr><td>x</table>\n", ref)
     assert got.terms["structure"].raw == 0.0 and any("closes <td>" in n for n in got.notes)
     assert got.terms["format"].raw == 1.0  # its pipe table and bare equation are the reference's own
+
+
+def test_repetition_catches_a_loop_inside_one_line_that_does_not_reach_the_end():
+    looped = REFERENCE.replace("A wetter spring", "A wetter spring in the valley" + " in the valley" * 150) + "\nThe end."
+    got = repetition_term(parts(looped), REF)
+    assert got.raw < 0.05 and ("4-grams repeat" in got.note or "compression ratio" in got.note)
