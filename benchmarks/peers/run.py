@@ -183,6 +183,15 @@ def page_file(pred: Path, key: str, n: int) -> Path:
     return pred / f"{key.replace('/', '__')}_{n}.md"
 
 
+def _cpu() -> float:
+    """CPU seconds of this process (all threads) and its finished children: steadier than wall time on a
+    machine whose cores other jobs share."""
+    import resource
+
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + kids.ru_utime + kids.ru_stime
+
+
 def convert(tool: str, corpus: Path, manifest: dict, log=print) -> dict:
     """Run one tool over its splits; write its per-page outputs and a timings file. Returns the timings."""
     pred = corpus / "pred" / tool
@@ -193,7 +202,7 @@ def convert(tool: str, corpus: Path, manifest: dict, log=print) -> dict:
     for entry in manifest["docs"]:
         if entry["kind"] not in TOOLS[tool][1]:
             continue
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         try:
             pages = RUNNERS[tool](entry, corpus)
         except Exception as exc:  # a peer failing on one document is a result, not a crash of the run
@@ -202,7 +211,7 @@ def convert(tool: str, corpus: Path, manifest: dict, log=print) -> dict:
             traceback.print_exc(limit=2, file=sys.stderr)
             continue
         secs = time.perf_counter() - t0
-        timing["docs"][entry["key"]] = {"seconds": secs, "pages": entry["pages"]}
+        timing["docs"][entry["key"]] = {"seconds": secs, "cpu_seconds": _cpu() - c0, "pages": entry["pages"]}
         for n, md in enumerate(pages, 1):
             page_file(pred, entry["key"], n).write_text(md)
         log(f"  {tool} {entry['key']}: {entry['pages']} pages in {secs:.1f} s")
@@ -228,6 +237,7 @@ def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
             pages = sum(e["pages"] for e in keys)
             done = [e for e in keys if e["key"] in timing["docs"]]
             secs = sum(timing["docs"][e["key"]]["seconds"] for e in done)
+            cpu = sum(timing["docs"][e["key"]].get("cpu_seconds", float("nan")) for e in done)
             done_pages = sum(e["pages"] for e in done)
             cers = []
             for e in keys:
@@ -253,6 +263,7 @@ def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
             res[split] = {
                 "pages": pages, "pages_converted": done_pages, "seconds": round(secs, 2),
                 "s_per_page": round(secs / done_pages, 3) if done_pages else None,
+                "cpu_s_per_page": round(cpu / done_pages, 3) if done_pages else None,
                 "cer_mean": round(sum(cers) / len(cers), 4) if cers else None,
                 "cer_median": round(sorted(cers)[len(cers) // 2], 4) if cers else None,
                 "pass": {k: v for k, v in by_type.items()},
@@ -274,8 +285,8 @@ def markdown_tables(scored: dict, manifest: dict, tests_n: dict, notes: list[str
             continue
         n_pages = rows[0][1]["pages"]
         out.append(f"### {title}: {n_pages} pages, {tests_n.get(split, 0)} tests\n")
-        out.append("| tool | overall | " + " | ".join(TYPES) + " | CER mean | CER median | s/page |")
-        out.append("|---|---|" + "---|" * len(TYPES) + "---|---|---|")
+        out.append("| tool | overall | " + " | ".join(TYPES) + " | CER mean | CER median | s/page | CPU s/page |")
+        out.append("|---|---|" + "---|" * len(TYPES) + "---|---|---|---|")
         rows.sort(key=lambda tr: -(tr[1]["pass_rate"] or 0))
         for tool, r in rows:
             cells = []
@@ -288,7 +299,8 @@ def markdown_tables(scored: dict, manifest: dict, tests_n: dict, notes: list[str
             name = f"**{label}**" if tool == "lite" else label
             out.append(f"| {name} | **{100 * (r['pass_rate'] or 0):.1f}** | " + " | ".join(cells)
                        + f" | {100 * r['cer_mean']:.2f} % | {100 * r['cer_median']:.2f} % | "
-                       + (f"{r['s_per_page']:.2f}" if r["s_per_page"] is not None else "–") + " |")
+                       + (f"{r['s_per_page']:.2f}" if r["s_per_page"] is not None else "–") + " | "
+                       + (f"{r['cpu_s_per_page']:.2f}" if r.get("cpu_s_per_page") is not None else "–") + " |")
         out.append("")
     if notes:
         out.append("Notes:\n")
