@@ -155,7 +155,8 @@ def _continues(prev: Char, c: Char) -> bool:
     if overlap < 0.4 * min_h:
         return False
     gap = c.bbox[0] - prev.bbox[2]
-    return -0.5 * em <= gap <= 1.0 * em
+    # Ligatures report each letter with the glyph's whole box, so a step back of about one glyph is normal.
+    return -1.5 * em <= gap <= 1.0 * em
 
 
 def _make_line(run: list[Char]) -> TextLine:

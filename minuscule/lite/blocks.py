@@ -75,8 +75,12 @@ class Style:
         if not _wordy(text):
             return 0  # formulas and number rows are set large or bold, but they are not headings
         # OCR cannot see bold, so a numbered section title of body size counts there too.
-        if SECTION.match(text) and len(text) <= 60 and row.size >= self.body * (1.05 if self.factor < 1.3 else 0.95):
+        ocr = self.factor >= 1.3
+        if (SECTION.match(text) and len(text) <= (40 if ocr else 60) and (not ocr or _title_like(text))
+                and row.size >= self.body * (0.95 if ocr else 1.05)):
             return min(len([s for s in self.heading_sizes if s > row.size * 1.08]) + 1, 6)
+        if ocr and row.size < 1.6 * self.body and not _title_like(text):
+            return 0  # OCR box heights jitter: a heading of modest size must also read like one
         if row.size >= self.body * self.factor and len(text) <= 120:
             for i, s in enumerate(self.heading_sizes):
                 if row.size >= s / 1.08:
@@ -91,6 +95,12 @@ def _wordy(text: str) -> bool:
     """Mostly letters and no equals sign: could be a heading (formulas and figures can't)."""
     compact = text.replace(" ", "")
     return bool(compact) and sum(ch.isalpha() for ch in compact) >= 0.5 * len(compact) and "=" not in compact
+
+
+def _title_like(text: str) -> bool:
+    """Short, starts with a capital or a number, no sentence break inside and no trailing comma/hyphen."""
+    return (len(text) <= 80 and (text[:1].isupper() or text[:1].isdigit()) and ". " not in text.rstrip(".")
+            and not re.search(r"[,;\-]$", text))
 
 
 def group_rows(lines: list[TextLine]) -> list[list[TextLine]]:

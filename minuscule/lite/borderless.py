@@ -10,7 +10,7 @@ from minuscule.documents.types import TextLine
 from minuscule.lite.blocks import BULLET, NUMBERED, group_rows
 from minuscule.lite.tables import Cell, Table
 
-MIN_ROWS = 3  # header + two rows; fewer is more often an equation number or a label than a table
+MIN_ROWS = 3  # rows with several pieces; fewer are more often equation numbers or labels than a table
 _MARKER = re.compile(r"^(" + BULLET.pattern[1:-3] + r"|\(?\d{1,3}[.)]|\(\d{1,3}\))$")
 
 
@@ -24,7 +24,7 @@ def split_tables(lines: list[TextLine]) -> list[list[TextLine] | Table]:
         j = i
         while j < len(rows) and len(rows[j]) >= 2 and not _is_list_row(rows[j]):
             j += 1
-        table = _table(rows, i, j) if j - i >= MIN_ROWS - 1 else None
+        table = _table(rows, i, j) if j - i >= MIN_ROWS else None
         if table is None:
             pending += rows[i]
             i += 1
