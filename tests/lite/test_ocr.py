@@ -69,3 +69,28 @@ def test_ruled_table_in_a_tilted_scan_becomes_html(tmp_path):
     html = next(b.markdown for b in result.blocks if b.type == "table")
     assert "<tr><td>Weiden</td><td>12.4</td><td>0.18</td><td>31.2</td></tr>" in html
     assert abs(result.stats["deskew_degrees"] + 0.9) <= 0.2
+
+
+def test_lines_joined_across_a_narrow_gutter_are_cut_there():
+    from minuscule.documents.types import Char, TextLine
+    from minuscule.lite.ocr import split_at_gutters
+
+    def column(x0: float, x1: float, n: int, row: int, y0: float, y1: float, first: int) -> list[Char]:
+        gap = 4.0 + (row % 3)  # justified text: the word gap differs from line to line
+        w = (x1 - x0 - gap * (n - 1)) / n
+        return [Char(f"w{row}{first + k}", (x0 + k * (w + gap), y0, x0 + k * (w + gap) + w, y1), 20.0,
+                     space_before=first + k > 0) for k in range(n)]
+
+    lines = []
+    for row in range(8):
+        y0, y1 = 100 + row * 30, 120 + row * 30
+        words = column(50, 300, 5, row, y0, y1, 0) + column(311, 560, 5, row, y0, y1, 5)  # an 11 px gutter
+        lines.append(TextLine(" ".join(c.text for c in words), (50, y0, 560, y1), 20.0, chars=tuple(words)))
+    full = column(50, 560, 9, 9, 400, 420, 0)  # a full-width line below crosses the gutter and stays whole
+    lines.append(TextLine(" ".join(c.text for c in full), (50, 400, 560, 420), 20.0, chars=tuple(full)))
+    out = split_at_gutters(lines)
+    assert len(out) == 17
+    assert [ln.text for ln in out[:2]] == ["w00 w01 w02 w03 w04", "w05 w06 w07 w08 w09"]
+    assert out[-1].text.count("w") == 9
+    left, right = out[2], out[3]
+    assert right.bbox[0] - left.bbox[2] >= 8  # the gutter is kept clear for reading order
