@@ -124,3 +124,21 @@ def test_weights_are_exponents_and_zero_weight_removes_a_term():
     got = score(pred, REFERENCE, config=cfg)
     assert got.reward == pytest.approx(base.reward / base.terms["table"].floored)
     assert set(got.terms) == set(TERMS)
+
+
+def test_removing_blocks_in_random_order_lowers_the_reward_step_by_step():
+    import random
+
+    for page_id, ref, tests in synth_pages():
+        blocks = _blocks(ref)
+        order = list(range(len(blocks)))
+        random.Random(page_id).shuffle(order)
+        gone: set[int] = set()
+        previous = score(ref, ref, tests).reward
+        for k in order:
+            gone.add(k)
+            pred = "\n\n".join(b for i, b in enumerate(blocks) if i not in gone) + "\n"
+            reward = score(pred, ref, tests).reward
+            assert reward < previous or previous == 0.0, (page_id, sorted(gone), previous, reward)
+            previous = reward
+        assert previous < 0.05
