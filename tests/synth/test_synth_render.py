@@ -9,6 +9,7 @@ import pytest
 from rapidfuzz import fuzz
 from rapidfuzz.distance import Levenshtein
 
+from minuscule.errors import MissingExtraError
 from minuscule.synth.blocks import Formula, Paragraph, Table, sentence_is_plain
 from minuscule.synth.mine import PageMiner, edge_lines
 from minuscule.synth.page import render_page
@@ -25,7 +26,7 @@ def pages():
         from minuscule.synth.render import PageRenderer
 
         renderer = PageRenderer()
-    except Exception as exc:  # no Chromium, Playwright or KaTeX on this machine
+    except MissingExtraError as exc:  # no Chromium, Playwright or KaTeX on this machine; other errors fail
         pytest.skip(f"browser not available: {exc}")
     try:
         out = [render_page(renderer, 21, i)[0] for i in range(N_PAGES)]
