@@ -10,7 +10,7 @@ import pytest
 
 from minuscule.cli import main
 from minuscule.rewards import RewardScorer, score
-from pages import DATA, REFERENCE, TESTS
+from reward_pages import DATA, REFERENCE, TESTS
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from minuscule.rewards import RewardConfig, score
 from minuscule.rewards.config import TERMS
-from pages import PLAIN, REFERENCE, TESTS, synth_pages
+from reward_pages import PLAIN, REFERENCE, TESTS, synth_pages
 
 
 def test_reference_scores_exactly_one_against_itself():

@@ -8,7 +8,7 @@ import random
 from minuscule.markup.tables import html_tables
 from minuscule.rewards import score
 from minuscule.rewards.study import CORRUPTIONS, main, run_study
-from pages import DATA, synth_pages
+from reward_pages import DATA, synth_pages
 
 
 def test_corruptions_do_what_they_say():

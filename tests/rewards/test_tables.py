@@ -9,7 +9,7 @@ import pytest
 from minuscule.rewards.page import Table, split_page
 from minuscule.rewards.tables import match_tables, teds_exact, teds_fast
 from minuscule.rewards.terms import table_term
-from pages import REFERENCE, synth_pages
+from reward_pages import REFERENCE, synth_pages
 
 
 def _tables():

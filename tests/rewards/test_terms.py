@@ -10,7 +10,7 @@ from minuscule.rewards.latex import latex_problems, latex_tokens
 from minuscule.rewards.page import collapse_loops, split_page
 from minuscule.rewards.terms import LatexStringMatcher, content_term, formula_term, unit_test_term
 from minuscule.rewards.validity import format_term, repetition_term, structure_term
-from pages import PLAIN, REFERENCE, TESTS
+from reward_pages import PLAIN, REFERENCE, TESTS
 
 REF = split_page(REFERENCE)
 
@@ -219,7 +219,7 @@ def test_order_fast_path_agrees_with_the_check_on_corrupted_synthetic_pages():
 
     from minuscule.rewards.study import CORRUPTIONS
     from minuscule.rewards.terms import _order_certainly_passes
-    from pages import synth_pages
+    from reward_pages import synth_pages
 
     shortcuts = 0
     for page_id, ref, tests in synth_pages():
