@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from minuscule.atomic import atomic_write
+from minuscule.bench.env import environment as _environment
 from minuscule.errors import InputError, MissingExtraError
 
 
@@ -40,7 +40,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     text = json.dumps(result, indent=1, ensure_ascii=False)
     if args.json:
-        _write_atomic(Path(args.json), text + "\n")
+        atomic_write(Path(args.json), text + "\n")
     else:
         print(text)
     if args.report:
@@ -150,7 +150,7 @@ def run_engine(name: str, model: str | None, bench, out_dir: Path, repeats: int)
                     start = time.perf_counter()
                     markdown = engine.parse_page(page).markdown
                     seconds += time.perf_counter() - start
-                    _write_atomic(target, markdown)
+                    atomic_write(target, markdown)
                     pages_done += 1
             progress.advance(task)
     return {
@@ -163,26 +163,4 @@ def run_engine(name: str, model: str | None, bench, out_dir: Path, repeats: int)
 
 
 def environment() -> dict[str, Any]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    def ver(name: str) -> str | None:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return None
-
-    return {
-        "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-        "python": platform.python_version(),
-        "platform": platform.platform(),
-        "torch": ver("torch"),
-        "rapidfuzz": ver("rapidfuzz"),
-        "fuzzysearch": ver("fuzzysearch"),
-    }
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    return _environment("torch", "rapidfuzz", "fuzzysearch")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-import os
+import io
 from pathlib import Path
 from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
+
+from minuscule.atomic import atomic_write
 
 _BAR = (52, 101, 164)
 _GRID = (225, 225, 225)
@@ -50,9 +52,9 @@ def write_report(result: dict[str, Any], path: Path, max_failed: int = 500) -> N
     chart = path.with_suffix(".png")
     scores = {"Overall": result["overall"], **result["categories"]}
     img = bar_chart(scores, f"olmOCR-Bench: {result['overall'] * 100:.1f}% overall")
-    tmp = chart.with_name(f".{chart.name}.tmp{os.getpid()}")
-    img.save(tmp, format="PNG")
-    os.replace(tmp, chart)
+    png = io.BytesIO()
+    img.save(png, format="PNG")
+    atomic_write(chart, png.getvalue())
 
     lo, hi = result["ci95"]
     inputs = result.get("inputs", {})
@@ -90,6 +92,4 @@ def write_report(result: dict[str, Any], path: Path, max_failed: int = 500) -> N
             lines.append(f"| `{f['id']}` | {f['category']} | {f['type']} | `{f['pdf']}` p{f['page']} | {why} |")
         if len(failed) > max_failed:
             lines.append(f"| … | | | | {len(failed) - max_failed} more in the JSON |")
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, "\n".join(lines) + "\n")

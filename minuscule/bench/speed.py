@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import statistics
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from minuscule import __version__
 from minuscule.bench.cer import cer, plain_text
 from minuscule.documents import DOCUMENT_SUFFIXES, load
-from minuscule.documents.writers import atomic_write
+from minuscule.atomic import atomic_write
+from minuscule.bench.env import environment
 from minuscule.engines import get_engine, resolve
 from minuscule.errors import InputError
 
@@ -106,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         "benchmark": "speed",
         "engine": name,
         "inputs": {"data": str(args.data), "documents": len(docs), "repeat": args.repeat, "concurrency": args.concurrency},
-        "environment": _environment(),
+        "environment": environment("onnxruntime", "rapidocr", "pypdfium2", "torch"),
         "wall_seconds": round(wall, 3),
         "failures": failures,
     }
@@ -131,21 +129,3 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         atomic_write(args.json, text + "\n")
     return 1 if failures else 0
-
-
-def _environment() -> dict:
-    env = {"cores": os.cpu_count(), "python": platform.python_version(), "machine": platform.machine(),
-           "minuscule": __version__}
-    try:
-        import onnxruntime
-
-        env["onnxruntime"] = onnxruntime.__version__
-    except ImportError:
-        pass
-    try:
-        import torch
-
-        env["torch"] = torch.__version__
-    except ImportError:
-        pass
-    return env

@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from minuscule.atomic import atomic_write
 from minuscule.documents.types import Document
 
+__all__ = ["FORMATS", "atomic_write", "write_document"]
+
 FORMATS = ("md", "json")
-
-
-def atomic_write(path: Path, data: str | bytes) -> None:
-    """Write to a temp file in the same folder, then rename: readers never see a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_document(doc: Document, base: Path, formats: tuple[str, ...] = FORMATS) -> list[Path]:

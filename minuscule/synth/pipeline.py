@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from minuscule.atomic import atomic_write
 from minuscule.errors import InputError
 
 SIDECAR = ".json"
@@ -28,14 +28,6 @@ class SynthConfig:
 
 def page_id(index: int) -> str:
     return f"p{index:06d}"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write through a temporary file in the same folder and rename, so readers never see half a file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as fh:
-        fh.write(data)
-    os.replace(tmp, path)
 
 
 def _png(image) -> bytes:
@@ -74,15 +66,15 @@ def generate_page(renderer, cfg: SynthConfig, index: int) -> dict:
     page, attempts = render_page(renderer, cfg.seed, index)
     if page is None:
         side = {"id": pid, "index": index, "dropped": True, "attempts": attempts}
-        write_atomic(pages / f"{pid}{SIDECAR}", json.dumps(side).encode())
+        atomic_write(pages / f"{pid}{SIDECAR}", json.dumps(side).encode())
         return side
     pdf_rel = f"pages/{pid}.pdf"
     records = PageMiner(page, pid, pdf_rel, random.Random(page.spec.seed)).records()
     check = keep_passing(records, page.markdown)
     image = rasterise(page.pdf, cfg.dpi)
-    write_atomic(pages / f"{pid}.pdf", page.pdf)
-    write_atomic(pages / f"{pid}.png", _png(image))
-    write_atomic(pages / f"{pid}.md", page.markdown.encode("utf-8"))
+    atomic_write(pages / f"{pid}.pdf", page.pdf)
+    atomic_write(pages / f"{pid}.png", _png(image))
+    atomic_write(pages / f"{pid}.md", page.markdown.encode("utf-8"))
     rejected: dict[str, int] = {}
     for record, _ in check.rejected:
         rejected[record["type"]] = rejected.get(record["type"], 0) + 1
@@ -95,12 +87,12 @@ def generate_page(renderer, cfg: SynthConfig, index: int) -> dict:
     if cfg.degrade > 0 and choose.random() < cfg.degrade:
         did = f"{pid}-d"
         result = degrade(image, page_seed(cfg.seed, index, -2))
-        write_atomic(pages / f"{did}.png", _png(result.image))
-        write_atomic(pages / f"{did}.pdf", _image_pdf(result.image, cfg.dpi))
-        write_atomic(pages / f"{did}.md", page.markdown.encode("utf-8"))
+        atomic_write(pages / f"{did}.png", _png(result.image))
+        atomic_write(pages / f"{did}.pdf", _image_pdf(result.image, cfg.dpi))
+        atomic_write(pages / f"{did}.md", page.markdown.encode("utf-8"))
         side["degraded"] = {"id": did, "ops": list(result.ops),
                             "tests": _retarget(check.kept, pid, did, f"pages/{did}.pdf")}
-    write_atomic(pages / f"{pid}{SIDECAR}", json.dumps(side, ensure_ascii=False).encode("utf-8"))
+    atomic_write(pages / f"{pid}{SIDECAR}", json.dumps(side, ensure_ascii=False).encode("utf-8"))
     return side
 
 
@@ -120,7 +112,7 @@ def prepare_out(cfg: SynthConfig, resume: bool) -> list[int]:
         if previous != cfg.run_params():
             raise InputError(str(cfg.out), f"was made with {previous}, not {cfg.run_params()}; cannot resume")
     pages.mkdir(parents=True, exist_ok=True)
-    write_atomic(run_file, json.dumps(cfg.run_params()).encode())
+    atomic_write(run_file, json.dumps(cfg.run_params()).encode())
     return [i for i in range(cfg.n) if not (pages / f"{page_id(i)}{SIDECAR}").exists()]
 
 
@@ -155,7 +147,7 @@ def assemble(cfg: SynthConfig, sidecars: list[dict], versions: dict, seconds: fl
         with_formula += f
         both += t and f
         degraded += side["degraded"] is not None
-    write_atomic(cfg.out / "tests.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
+    atomic_write(cfg.out / "tests.jsonl", ("\n".join(lines) + "\n").encode("utf-8"))
     n_pages = len(sidecars) - dropped
     manifest = {
         "generator": "minuscule synth", "seed": cfg.seed, "n": cfg.n, "degrade": cfg.degrade, "dpi": cfg.dpi,
@@ -169,7 +161,7 @@ def assemble(cfg: SynthConfig, sidecars: list[dict], versions: dict, seconds: fl
         "this_run": {"pages_rendered": done_now, "seconds": round(seconds, 2),
                      "pages_per_second": round(done_now / seconds, 3) if seconds > 0 and done_now else None},
     }
-    write_atomic(cfg.out / "manifest.json", (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
+    atomic_write(cfg.out / "manifest.json", (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode())
     return manifest
 
 
@@ -200,5 +192,5 @@ def contact_sheet(cfg: SynthConfig, sidecars: list[dict], count: int = 12, cols:
             sheet.paste(im, (x, y))
             draw.text(((k % cols) * cell_w + 8, y + cell_h - 4), name, fill=(0, 0, 0))
     path = cfg.out / "preview.png"
-    write_atomic(path, _png(sheet))
+    atomic_write(path, _png(sheet))
     return path

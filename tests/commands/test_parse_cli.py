@@ -113,7 +113,7 @@ def test_globs_and_nested_folders_do_not_collide(tmp_path):
 
 
 def test_output_is_atomic(tmp_path, monkeypatch):
-    from minuscule.documents import writers
+    from minuscule import atomic
 
     pdf = tmp_path / "doc.pdf"
     pdf.write_bytes(three_page_pdf())
@@ -124,7 +124,7 @@ def test_output_is_atomic(tmp_path, monkeypatch):
     def broken_replace(src, dst):
         raise OSError("disk full")
 
-    monkeypatch.setattr(writers.os, "replace", broken_replace)
+    monkeypatch.setattr(atomic.os, "replace", broken_replace)
     assert main(["parse", str(pdf), "-o", str(out), "-q", "--pages", "1"]) == 1
     assert (out / "doc.md").read_bytes() == before  # the old result is intact
     assert sorted(os.listdir(out)) == ["doc.json", "doc.md"]  # no temp files left behind

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from minuscule.atomic import atomic_write
+from minuscule.bench.env import environment as _environment
 from minuscule.errors import InputError, MissingExtraError
 
 
@@ -36,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     text = json.dumps(result, indent=1, ensure_ascii=False)
     if args.json:
-        write_atomic(Path(args.json), text + "\n")
+        atomic_write(Path(args.json), text + "\n")
     else:
         print(text)
     return 0
@@ -186,27 +187,9 @@ def write_per_page_files(files: dict[str, dict], folder: Path, pred_name: str) -
     """`<pred folder name>_quick_match_<element>_per_page_edit.json`, named like the published outputs."""
     for element, data in files.items():
         suffix = element if element == "table_per_table_TEDS" else f"{element}_per_page_edit"
-        write_atomic(folder / f"{pred_name}_quick_match_{suffix}.json",
+        atomic_write(folder / f"{pred_name}_quick_match_{suffix}.json",
                      json.dumps(data, indent=4, ensure_ascii=False) + "\n")
 
 
 def environment() -> dict[str, Any]:
-    from importlib.metadata import PackageNotFoundError, version
-
-    def ver(name: str) -> str | None:
-        try:
-            return version(name)
-        except PackageNotFoundError:
-            return None
-
-    return {"cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
-            "python": platform.python_version(), "torch": ver("torch"), "rapidfuzz": ver("rapidfuzz"),
-            "apted": ver("apted"), "lxml": ver("lxml"), "pylatexenc": ver("pylatexenc"),
-            "beautifulsoup4": ver("beautifulsoup4"), "scipy": ver("scipy")}
-
-
-def write_atomic(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    return _environment("torch", "rapidfuzz", "apted", "lxml", "pylatexenc", "beautifulsoup4", "scipy")
