@@ -209,7 +209,10 @@ def copy_bandwidth(device: Any, megabytes: int, sync: Callable[[], None]) -> flo
 
 def _environment(torch: Any, device: Any) -> dict[str, Any]:
     env = {"cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
-           "python": platform.python_version(), "machine": platform.machine()}
+           "python": platform.python_version(), "machine": platform.machine(),
+           # Other processes competing for the cores distort CPU timings (small ops wait on thread
+           # barriers); recorded so a reader can tell, and --threads 1 helps on a busy machine.
+           "load_average_1m": round(os.getloadavg()[0], 2)}
     if device.type == "cuda":
         env["gpu"] = torch.cuda.get_device_name(device)
     return env
