@@ -57,8 +57,8 @@ def run(args: argparse.Namespace) -> int:
         return 2
     name, _ = resolve(args.engine, args.model)
     engine = get_engine(name, args.model)
-    kinds: dict[str, dict] = {k: {"pages": 0, "seconds": 0.0, "baseline_seconds": 0.0, "cer": [], "chars": 0}
-                              for k in ("born_digital", "image")}
+    kinds: dict[str, dict] = {k: {"pages": 0, "seconds": 0.0, "baseline_seconds": 0.0, "cer": [], "chars": 0,
+                                  "tokens": 0, "stats": {}} for k in ("born_digital", "image")}
     failures = []
 
     def convert(path: Path):
@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
             truth = _truth(path)
             for r in results:
                 k["chars"] += len(r.markdown)
+                k["tokens"] += int(r.stats.get("generated_tokens") or 0)
+                _accumulate(k["stats"], r.stats)
                 if r.page in truth:
                     k["cer"].append(cer(plain_text(r.markdown), truth[r.page]))
     wall = time.perf_counter() - t_all
@@ -120,7 +122,10 @@ def run(args: argparse.Namespace) -> int:
             "baseline_pages_per_s": round(k["pages"] / k["baseline_seconds"], 3) if k["baseline_seconds"] else None,
             "ratio_to_baseline": round(k["baseline_seconds"] / k["seconds"], 3) if k["seconds"] else None,
             "output_chars_per_page": round(k["chars"] / k["pages"], 1),
-            "output_tokens_per_page": None,  # lite has no tokenizer
+            # Engines without a tokenizer (lite) generate no tokens: then these are null.
+            "output_tokens_per_page": round(k["tokens"] / k["pages"], 1) if k["tokens"] else None,
+            "output_tokens_per_s": round(k["tokens"] / k["seconds"], 2) if k["tokens"] and k["seconds"] else None,
+            "engine_stats": k["stats"],
             "cer": round(statistics.mean(k["cer"]), 5) if k["cer"] else None,
             "cer_pages": len(k["cer"]),
         }
@@ -129,3 +134,17 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         atomic_write(args.json, text + "\n")
     return 1 if failures else 0
+
+
+def _accumulate(total: dict, stats: dict) -> None:
+    """Sum the numeric page stats of an engine (nested dicts of numbers too); count the others' values."""
+    for key, value in stats.items():
+        if isinstance(value, bool) or value is None:
+            continue
+        if isinstance(value, (int, float)):
+            total[key] = round(total.get(key, 0) + value, 4)
+        elif isinstance(value, dict):
+            _accumulate(total.setdefault(key, {}), value)
+        elif isinstance(value, str):
+            counts = total.setdefault(key, {})
+            counts[value] = counts.get(value, 0) + 1
