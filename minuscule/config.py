@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from minuscule.atomic import atomic_write
 from minuscule.errors import InputError
 from minuscule.model.vision_config import VisionConfig
 
@@ -361,15 +361,6 @@ def _problems(c: ModelConfig) -> list[str]:
 
 
 def write_json_atomic(path: Path, data: Any) -> Path:
-    """Write JSON next to its destination, then rename over it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write JSON (indented, UTF-8) next to its destination, then rename over it."""
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
     return path

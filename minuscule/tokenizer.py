@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from minuscule.atomic import atomic_write
 from minuscule.errors import InputError, MissingExtraError
 
 if TYPE_CHECKING:
@@ -80,15 +80,7 @@ class Tokenizer:
     def save(self, directory: str | os.PathLike[str]) -> Path:
         """Write tokenizer.json atomically into `directory`."""
         path = Path(directory) / "tokenizer.json"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tokenizer.json.", suffix=".tmp")
-        os.close(fd)
-        try:
-            self._tok.save(tmp)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        atomic_write(path, self._tok.to_str())
         return path
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -38,9 +37,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     text = json.dumps(result, indent=2)
     if args.json is not None:
-        from minuscule.config import write_json_atomic
+        from minuscule.atomic import atomic_write
 
-        write_json_atomic(args.json, result)
+        atomic_write(args.json, text + "\n")
     print(text)
     return 0
 
@@ -208,11 +207,13 @@ def copy_bandwidth(device: Any, megabytes: int, sync: Callable[[], None]) -> flo
 
 
 def _environment(torch: Any, device: Any) -> dict[str, Any]:
-    env = {"cores": os.cpu_count(), "torch_threads": torch.get_num_threads(), "torch": torch.__version__,
-           "python": platform.python_version(), "machine": platform.machine(),
-           # Other processes competing for the cores distort CPU timings (small ops wait on thread
-           # barriers); recorded so a reader can tell, and --threads 1 helps on a busy machine.
-           "load_average_1m": round(os.getloadavg()[0], 2)}
+    from minuscule.bench.env import environment
+
+    env = environment("torch", "safetensors", "tokenizers")
+    env["torch_threads"] = torch.get_num_threads()
+    # Other processes competing for the cores distort CPU timings (small ops wait on thread
+    # barriers); recorded so a reader can tell, and --threads 1 helps on a busy machine.
+    env["load_average_1m"] = round(os.getloadavg()[0], 2)
     if device.type == "cuda":
         env["gpu"] = torch.cuda.get_device_name(device)
     return env

@@ -17,7 +17,7 @@ def test_quick_forward_benchmark(tmp_path, capsys):
     assert printed == result
     assert result["inputs"]["preset"] == "nano" and result["inputs"]["tiles"] == [2, 3]
     assert result["inputs"]["image_tokens"] == 903 and result["inputs"]["prompt_tokens"] > 903
-    assert result["environment"]["cores"] >= 1 and result["environment"]["torch"]
+    assert result["environment"]["cores"] >= 1 and result["environment"]["torch"] and result["environment"]["torch_threads"] >= 1
     assert result["environment"]["load_average_1m"] >= 0
     for key in ("vision_seconds_per_page", "prefill_tokens_per_s", "decode_tokens_per_s", "copy_bandwidth_gb_s",
                 "decode_bandwidth_bound_tokens_per_s"):
