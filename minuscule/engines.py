@@ -11,6 +11,7 @@ from minuscule.documents.types import Page, PageResult
 # name -> (module, class). The model engine ("vlm") joins when the inference engine lands.
 ENGINES: dict[str, tuple[str, str]] = {
     "lite": ("minuscule.lite.engine", "LiteEngine"),
+    "vlm": ("minuscule.vlm", "VlmEngine"),
 }
 MODEL_ENV = "MINUSCULE_MODEL"
 

@@ -18,7 +18,7 @@ import statistics
 from collections import deque
 
 WINDOW = 7  # recent samples per (bucket, K)
-MARGIN = 1.02  # K > 0 must promise this much more throughput than K = 0
+MARGIN = 1.05  # K > 0 must promise this much more throughput than K = 0
 
 
 def bucket(batch: int) -> int:

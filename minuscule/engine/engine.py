@@ -163,8 +163,11 @@ class Engine:
         tok = choose(seq, row, int(row.argmax()))
         seq.commit(tok)
         st = self.stats
+        t2 = self.clock()
+        seq.seconds["vision"] = t1 - t0
+        seq.seconds["prefill"] = t2 - t1
         st.seconds["vision"] += t1 - t0
-        st.seconds["prefill"] += self.clock() - t1
+        st.seconds["prefill"] += t2 - t1
         st.prefill_tokens += seq.prompt_len
         st.generated += 1
         st.requests += 1
@@ -192,6 +195,8 @@ class Engine:
             self.adaptive.update(len(seqs), k, t2 - t0, accepted)
         outs = []
         for seq, v in zip(seqs, verdicts):
+            seq.seconds["draft"] += (t1 - t0) / len(seqs)
+            seq.seconds["decode"] += (t2 - t1) / len(seqs)
             seq.steps += 1
             seq.drafted += k
             seq.accepted += v.accepted

@@ -60,7 +60,8 @@ class Sequence:
 
     With n = len(tokens), the target cache holds positions 0..n-2 and the last token is pending
     (fed at position n-1 by the next pass). `draft_valid` is the last position whose FastMTP draft
-    cache entry was computed from the target's own hidden state.
+    cache entry was computed from the target's own hidden state; `draft_gap` is a stretch of
+    positions skipped when the draft cache was rebuilt after a long run without drafting.
     """
 
     def __init__(self, request: Request, guards: GuardState | None):
@@ -73,9 +74,12 @@ class Sequence:
         self.guards = guards
         self.finish: FinishReason | None = None
         self.draft_valid = 0
+        self.draft_gap = (0, 0)  # draft entries lo < p < hi were never computed (masked)
         self.steps = 0
         self.drafted = 0
         self.accepted = 0
+        # Its own vision/prefill time, and its share (1/B) of each batched draft/decode step.
+        self.seconds = {"vision": 0.0, "prefill": 0.0, "draft": 0.0, "decode": 0.0}
 
     @property
     def request_id(self) -> str:
@@ -97,4 +101,6 @@ class Sequence:
     def stats(self) -> dict[str, Any]:
         return {"prompt_tokens": self.prompt_len, "generated_tokens": len(self.generated), "decode_steps": self.steps,
                 "drafted": self.drafted, "accepted": self.accepted,
-                "tokens_per_step": round((len(self.generated) - 1) / self.steps, 4) if self.steps else None}
+                "tokens_per_step": round((len(self.generated) - 1) / self.steps, 4) if self.steps else None,
+                "finish_reason": self.finish.value if self.finish is not None else None,
+                "seconds": {k: round(v, 4) for k, v in self.seconds.items()}}

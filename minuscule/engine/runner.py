@@ -20,11 +20,13 @@ from minuscule.model.ocr import OCRModel
 
 
 def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
-            index: int, positions: torch.Tensor, row0: int, key_floor: int) -> torch.Tensor:
+            index: int, positions: torch.Tensor, row0: int, key_floor: int,
+            gaps: torch.Tensor | None = None) -> torch.Tensor:
     """Self-attention of one layer: write this pass's keys at `positions`, attend causally by position.
 
     Query (b, t) sees keys at positions key_floor..positions[b, t]; entries past a row's own
     position (stale drafts, other rows' padding) are masked, which is what makes rollback free.
+    `gaps` (B, 2) masks positions lo < p < hi of each row as well (draft entries never computed).
     """
     attn = layer.self_attn
     b, t, _ = x.shape
@@ -37,21 +39,25 @@ def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.
     keys, values = cache.write(index, positions, k, v, span, row0)
     # One row from position 0, or one token: the exact calls the reference decoder makes, so that a
     # single request reproduces plain decoding bit for bit.
-    if b == 1 and key_floor == 0 and start == 0:
+    if b == 1 and key_floor == 0 and start == 0 and gaps is None:
         out = F.scaled_dot_product_attention(q, keys, values, is_causal=t > 1)
-    elif b == 1 and key_floor == 0 and t == 1:
+    elif b == 1 and key_floor == 0 and t == 1 and gaps is None:
         out = F.scaled_dot_product_attention(q, keys, values)
     else:
         key_pos = torch.arange(span, device=x.device)
         mask = (key_pos <= positions[:, :, None]) & (key_pos >= key_floor)  # (B, T, span)
+        if gaps is not None:
+            lo, hi = gaps[:, 0, None, None], gaps[:, 1, None, None]  # (B, 1, 1)
+            mask &= (key_pos <= lo) | (key_pos >= hi)
         out = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask.unsqueeze(1))
     return attn.o_proj(out.transpose(1, 2).reshape(b, t, -1))
 
 
 def _layer(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
-           index: int, positions: torch.Tensor, row0: int, key_floor: int = 0) -> torch.Tensor:
+           index: int, positions: torch.Tensor, row0: int, key_floor: int = 0,
+           gaps: torch.Tensor | None = None) -> torch.Tensor:
     """DecoderLayer.forward with the slot cache: x + attn(norm(x)), then h + mlp(norm(h))."""
-    h = x + _attend(layer, layer.input_layernorm(x), cos, sin, cache, index, positions, row0, key_floor)
+    h = x + _attend(layer, layer.input_layernorm(x), cos, sin, cache, index, positions, row0, key_floor, gaps)
     return h + layer.mlp(layer.post_attention_layernorm(h))
 
 
@@ -99,19 +105,21 @@ class Runner:
 
     # -- FastMTP draft -----------------------------------------------------------------------
     def draft(self, token_ids: torch.Tensor, prev_hidden: torch.Tensor, positions: torch.Tensor,
-              pick: torch.Tensor | None = None, row0: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+              pick: torch.Tensor | None = None, row0: int = 0,
+              gaps: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """One draft pass (mtp.draft_step over the slot draft cache) → (fp32 logits (B, V), hidden (B, H))
         at column `pick[b]` of each row (the last column when None).
 
         Pairs follow draft_step: token j, the hidden state of position j-1, position j. Position 0
-        has nothing to pair with and is never drafted, so keys start at position 1.
+        has nothing to pair with and is never drafted, so keys start at position 1; `gaps` (B, 2)
+        masks each row's stretch of never-computed entries.
         """
         m = self.model
         head = m.mtp_module.heads[0]
         te = m.model.embed_tokens(token_ids)
         x = head.eh_proj(torch.cat([head.enorm(te), head.hnorm(prev_hidden)], dim=-1))
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
-        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, positions, row0, key_floor=1)
+        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, positions, row0, key_floor=1, gaps=gaps)
         b = out.shape[0]
         if pick is None:
             sel = out[:, -1]  # (B, H)

@@ -52,3 +52,37 @@ def test_draft_pass_is_the_models_draft_step(varied_model, prompts):
     want = m.draft_step(toks, prev, pos)
     torch.testing.assert_close(logits, want.logits[:, -1], rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(hidden, want.hidden[:, -1], rtol=1e-5, atol=1e-5)
+
+
+class _Script:
+    """Stands in for AdaptiveK: K from a fixed schedule."""
+
+    def __init__(self, ks):
+        self.ks = list(ks)
+
+    def choose(self, batch):
+        return self.ks.pop(0) if self.ks else 3
+
+    def update(self, *args):
+        pass
+
+
+def test_draft_cache_rebuilt_over_a_window_after_steps_without_drafting(varied_model, prompts, references):
+    """K=0 for 40 steps (the draft cache falls behind), then K=3: the prompt is primed, the stretch
+    before the last WINDOW positions is masked, and the output is still plain greedy."""
+    from minuscule.engine.spec.fastmtp import WINDOW
+
+    eng = Engine(varied_model, EngineConfig(max_batch=3, max_len=128, spec=SpecConfig("fastmtp", k=3, adaptive=True)))
+    eng.adaptive = _Script([0] * 41)
+    for i, p in enumerate(prompts[:3]):
+        eng.add_request(Request(str(i), p, SamplingParams(max_tokens=48)))
+    for _ in range(43):  # prefill, 41 plain steps (n = prompt + 42), one with drafts
+        eng.step()
+    for rid in eng.scheduler.running:
+        seq = eng.seqs[rid]
+        lo, hi = seq.draft_gap
+        assert lo == seq.prompt_len and hi == seq.prompt_len + 42 - WINDOW
+    outs = {}
+    while eng.has_unfinished():
+        outs.update({o.request_id: o.token_ids for o in eng.step() if o.finished})
+    assert [outs[str(i)] for i in range(3)] == references[:3]
