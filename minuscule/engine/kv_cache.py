@@ -22,12 +22,13 @@ class SlotCache:
         self.capacity = capacity
 
     def write(self, layer: int, positions: torch.Tensor, k: torch.Tensor, v: torch.Tensor, span: int,
-              row0: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-        """Store k/v (B, H, T, D) of slots row0..row0+B-1 at `positions` (B, T), each row's positions
-        contiguous; return those slots' keys/values (B, H, span, D)."""
+              row0: int = 0, start: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
+        """Store k/v (B, H, T, D) of slots row0..row0+B-1 at `positions` (B, T); return those slots'
+        keys/values (B, H, span, D). With one row, `start` is its first position (contiguous)."""
         b, t = positions.shape
         if b == 1:  # one row: a slice write is cheapest
-            start = int(positions[0, 0])
+            if start < 0:
+                start = int(positions[0, 0])
             self.keys[layer][row0:row0 + 1, :, start:start + t] = k
             self.values[layer][row0:row0 + 1, :, start:start + t] = v
         else:

@@ -7,6 +7,7 @@ has its own length, so one pass serves a batch of sequences at different positio
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -19,45 +20,63 @@ from minuscule.model.generate import prepare_inputs
 from minuscule.model.ocr import OCRModel
 
 
-def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
-            index: int, positions: torch.Tensor, row0: int, key_floor: int,
-            gaps: torch.Tensor | None = None) -> torch.Tensor:
-    """Self-attention of one layer: write this pass's keys at `positions`, attend causally by position.
+@dataclass
+class Pass:
+    """Where one forward pass attends: rows row0.. of a slot cache at `positions` (B, T), each row's
+    positions contiguous. Built once per pass, so the mask and the host reads happen once, not per layer.
 
     Query (b, t) sees keys at positions key_floor..positions[b, t]; entries past a row's own
     position (stale drafts, other rows' padding) are masked, which is what makes rollback free.
     `gaps` (B, 2) masks positions lo < p < hi of each row as well (draft entries never computed).
     """
+
+    positions: torch.Tensor
+    row0: int
+    span: int  # keys 0..span-1 are read
+    start: int  # first position of a single row (-1 for several rows)
+    mask: torch.Tensor | None  # (B, 1, T, span) bool, or None for the reference decoder's own calls
+    causal: bool = False
+
+    @classmethod
+    def build(cls, positions: torch.Tensor, row0: int = 0, key_floor: int = 0,
+              gaps: torch.Tensor | None = None) -> Pass:
+        b, t = positions.shape
+        ends = positions[:, [0, -1]].tolist()  # one host read: first and last position of each row
+        span = max(last for _, last in ends) + 1
+        start = ends[0][0] if b == 1 else -1
+        # One row from position 0, or one token after a full prefix: the exact calls the reference
+        # decoder makes, so that a single request reproduces plain decoding bit for bit.
+        if b == 1 and key_floor == 0 and gaps is None and (start == 0 or t == 1):
+            return cls(positions, row0, span, start, None, causal=start == 0 and t > 1)
+        key_pos = torch.arange(span, device=positions.device)
+        mask = (key_pos <= positions[:, :, None]) & (key_pos >= key_floor)  # (B, T, span)
+        if gaps is not None:
+            lo, hi = gaps[:, 0, None, None], gaps[:, 1, None, None]  # (B, 1, 1)
+            mask &= (key_pos <= lo) | (key_pos >= hi)
+        return cls(positions, row0, span, start, mask.unsqueeze(1))
+
+
+def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
+            index: int, ps: Pass) -> torch.Tensor:
+    """Self-attention of one layer: write this pass's keys and values, attend as `ps` says."""
     attn = layer.self_attn
     b, t, _ = x.shape
     q = attn.q_proj(x).view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)  # (B, H, T, D)
     k = attn.k_proj(x).view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)
     v = attn.v_proj(x).view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)
     q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-    start = int(positions[0, 0]) if b == 1 else -1
-    span = int(positions[:, -1].max()) + 1
-    keys, values = cache.write(index, positions, k, v, span, row0)
-    # One row from position 0, or one token: the exact calls the reference decoder makes, so that a
-    # single request reproduces plain decoding bit for bit.
-    if b == 1 and key_floor == 0 and start == 0 and gaps is None:
-        out = F.scaled_dot_product_attention(q, keys, values, is_causal=t > 1)
-    elif b == 1 and key_floor == 0 and t == 1 and gaps is None:
-        out = F.scaled_dot_product_attention(q, keys, values)
+    keys, values = cache.write(index, ps.positions, k, v, ps.span, ps.row0, ps.start)
+    if ps.mask is None:
+        out = F.scaled_dot_product_attention(q, keys, values, is_causal=ps.causal)
     else:
-        key_pos = torch.arange(span, device=x.device)
-        mask = (key_pos <= positions[:, :, None]) & (key_pos >= key_floor)  # (B, T, span)
-        if gaps is not None:
-            lo, hi = gaps[:, 0, None, None], gaps[:, 1, None, None]  # (B, 1, 1)
-            mask &= (key_pos <= lo) | (key_pos >= hi)
-        out = F.scaled_dot_product_attention(q, keys, values, attn_mask=mask.unsqueeze(1))
+        out = F.scaled_dot_product_attention(q, keys, values, attn_mask=ps.mask)
     return attn.o_proj(out.transpose(1, 2).reshape(b, t, -1))
 
 
 def _layer(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
-           index: int, positions: torch.Tensor, row0: int, key_floor: int = 0,
-           gaps: torch.Tensor | None = None) -> torch.Tensor:
+           index: int, ps: Pass) -> torch.Tensor:
     """DecoderLayer.forward with the slot cache: x + attn(norm(x)), then h + mlp(norm(h))."""
-    h = x + _attend(layer, layer.input_layernorm(x), cos, sin, cache, index, positions, row0, key_floor, gaps)
+    h = x + _attend(layer, layer.input_layernorm(x), cos, sin, cache, index, ps)
     return h + layer.mlp(layer.post_attention_layernorm(h))
 
 
@@ -97,8 +116,9 @@ class Runner:
         m = self.model
         x = m.embed(ids, image_embeds) if prompt else m.model.embed_tokens(ids)
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
+        ps = Pass.build(positions, row0)
         for i, layer in enumerate(m.model.layers):
-            x = _layer(layer, x, cos, sin, self.kv, i, positions, row0)
+            x = _layer(layer, x, cos, sin, self.kv, i, ps)
         hidden = m.model.norm(x)
         h = hidden[:, -1:] if last_only else hidden
         return m.lm_head(h).float(), hidden
@@ -119,7 +139,7 @@ class Runner:
         te = m.model.embed_tokens(token_ids)
         x = head.eh_proj(torch.cat([head.enorm(te), head.hnorm(prev_hidden)], dim=-1))
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
-        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, positions, row0, key_floor=1, gaps=gaps)
+        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, Pass.build(positions, row0, 1, gaps))
         b = out.shape[0]
         if pick is None:
             sel = out[:, -1]  # (B, H)

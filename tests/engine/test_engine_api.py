@@ -10,7 +10,6 @@ from minuscule.engine.adaptive import AdaptiveK
 from minuscule.engine.config import EngineConfig, SamplingParams, SpecConfig
 from minuscule.engine.engine import Engine
 from minuscule.engine.request import FinishReason, Request
-from minuscule.model.generate import generate_greedy
 
 
 def test_stream_yields_increments(varied_model, prompts, references):
@@ -26,21 +25,17 @@ def test_image_embeddings_and_placeholder_ids(varied_model, nano_cfg):
     img = nano_cfg.image_token_id
     prompt = [5, img, img, img, 9, 11]
     embeds = torch.randn(3, nano_cfg.hidden_size, generator=torch.Generator().manual_seed(0))
-
-    class Pixels:  # precomputed embeddings stand in for the encoder here
-        pass
-
-    want = generate_greedy(varied_model, prompt, 0)  # noqa: F841 (ids only: needs the embeddings path below)
     eng = Engine(varied_model, EngineConfig(max_batch=1, max_len=64))
     out = eng.generate([Request("i", prompt, SamplingParams(max_tokens=10), image_embeds=embeds)])[0]
+    # Reference: plain greedy with the same embeddings (a generated <image> id is embedded as a token).
     with torch.inference_mode():
         cache = varied_model.new_cache(1, 20)
         logits = varied_model(torch.tensor([prompt]), embeds, cache=cache, last_only=True).logits
         ref = []
         for _ in range(10):
             ref.append(int(logits[0, -1].argmax()))
-            logits = varied_model.model.embed_tokens(torch.tensor([[ref[-1]]]))
-            logits = varied_model.lm_head(varied_model.model(logits, cache=cache)).float()
+            hidden = varied_model.model(varied_model.model.embed_tokens(torch.tensor([[ref[-1]]])), cache=cache)
+            logits = varied_model.lm_head(hidden).float()
     assert out.token_ids == ref
     with pytest.raises(ValueError, match="placeholders"):
         eng.generate([Request("j", prompt, SamplingParams(max_tokens=2))])

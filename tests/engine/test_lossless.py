@@ -136,3 +136,12 @@ def test_stats_identities(varied_model, prompts, references):
     tau = 1 + sum(a / st.seq_steps for a in st.accepted_at)
     assert abs(d["tokens_per_step"] - tau) < 0.03
     assert d["acceptance_rate"] == round((tau - 1) / 3, 4)
+
+
+@pytest.mark.parametrize("spec", [SpecConfig("fastmtp", k=3), SpecConfig("fastmtp", k=4, adaptive=True)])
+def test_slots_filled_to_capacity(varied_model, prompts, references, spec):
+    """max_len exactly prompt + max_tokens + K + 1 for the longest prompt: padding never overflows."""
+    need = max(map(len, prompts)) + 48 + spec.k + 1
+    eng = Engine(varied_model, EngineConfig(max_batch=3, max_len=need, spec=spec))
+    outs = eng.generate([Request(str(i), p, SamplingParams(max_tokens=48)) for i, p in enumerate(prompts)])
+    assert [o.token_ids for o in outs] == references
