@@ -70,13 +70,26 @@ class VlmEngine:
         spec_cfg = _spec_from_text(spec or env.get("MINUSCULE_SPEC", default_spec), cfg.mtp_num_speculative_steps or 3)
         self.max_tokens = int(max_tokens or env.get("MINUSCULE_MAX_TOKENS", DEFAULT_MAX_TOKENS))
         self.max_batch = int(max_batch or env.get("MINUSCULE_BATCH", 8))
-        # A slot holds the longest prompt (9 tiles in gundam mode) plus the output, within the model's range.
-        self.max_len = cfg.max_position_embeddings
+        # A slot holds the longest prompt the mode can make plus the output, within the model's range.
+        self.max_len = min(cfg.max_position_embeddings,
+                           self._longest_prompt() + self.max_tokens + spec_cfg.k + 1)
         exempt = tuple(self._token_ids("<td>", "</td>"))
         self.guards = GuardConfig(exempt_ids=exempt)
         self.engine = Engine(net, EngineConfig(max_batch=self.max_batch, max_len=self.max_len,
                                                max_tokens_per_step=max(8192, self.max_len), spec=spec_cfg))
         self.spec_name = spec_cfg.proposer
+
+    def _longest_prompt(self) -> int:
+        from minuscule.processor import prompt_ids, tile_candidates, tokens_per_side
+
+        m = self.processor.mode
+        if m.crop:
+            q, t = tokens_per_side(m.base_size), tokens_per_side(m.image_size)
+            image = q * (q + 1) + 1 + max((t * h) * (t * w + 1) for w, h in tile_candidates())
+        else:
+            q = tokens_per_side(m.image_size)
+            image = q * (q + 1) + 1
+        return len(prompt_ids(self.tokenizer, image, self.processor.prompt, self.processor.fmt))
 
     def _token_ids(self, *tokens: str) -> list[int]:
         ids = []
