@@ -44,7 +44,8 @@ TOOLS = {
     "docling": ("docling native pipeline", ("text",)),
     "pdftotext": ("pdftotext", ("text",)),
     "pdftotext-layout": ("pdftotext -layout", ("text",)),
-    "ocrmypdf": ("ocrmypdf + tesseract → pdftotext", ("scan",)),
+    "ocrmypdf": ("ocrmypdf + tesseract (--sidecar text)", ("scan",)),
+    "ocrmypdf-pdftotext": ("ocrmypdf + tesseract → pdftotext", ("scan",)),
 }
 
 
@@ -137,21 +138,34 @@ def run_pdftotext_layout(entry: dict, corpus: Path) -> list[str]:
     return _pdftotext(files_of(entry, corpus)[0], entry["pages"], layout=True)
 
 
-def run_ocrmypdf(entry: dict, corpus: Path) -> list[str]:
+def _ocrmypdf(entry: dict, corpus: Path, sidecar: bool) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="peers-ocr-") as tmp:
-        src, dst = Path(tmp) / "scan.pdf", Path(tmp) / "ocr.pdf"
+        src, dst, txt = Path(tmp) / "scan.pdf", Path(tmp) / "ocr.pdf", Path(tmp) / "ocr.txt"
         subprocess.run(["img2pdf", "-o", str(src)] + [str(f) for f in files_of(entry, corpus)], check=True,
                        capture_output=True)
         r = subprocess.run(["ocrmypdf", "--jobs", "1", "-l", "eng", "--output-type", "pdf", "--optimize", "0",
-                            "--quiet", str(src), str(dst)], capture_output=True, text=True)
+                            "--quiet"] + (["--sidecar", str(txt)] if sidecar else []) + [str(src), str(dst)],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             raise RuntimeError(f"ocrmypdf exit {r.returncode}: {r.stderr[-400:]}")
+        if sidecar:
+            # Tesseract's own text in its reading order; pages are separated by form feeds.
+            pages = txt.read_text().split("\f")
+            return (pages + [""] * entry["pages"])[: entry["pages"]]
         return _pdftotext(dst, entry["pages"], layout=False)
+
+
+def run_ocrmypdf(entry: dict, corpus: Path) -> list[str]:
+    return _ocrmypdf(entry, corpus, sidecar=True)
+
+
+def run_ocrmypdf_pdftotext(entry: dict, corpus: Path) -> list[str]:
+    return _ocrmypdf(entry, corpus, sidecar=False)
 
 
 RUNNERS = {"lite": run_lite, "pymupdf4llm": run_pymupdf4llm, "pymupdf4llm-tess": run_pymupdf4llm_tess,
            "docling": run_docling, "pdftotext": run_pdftotext, "pdftotext-layout": run_pdftotext_layout,
-           "ocrmypdf": run_ocrmypdf}
+           "ocrmypdf": run_ocrmypdf, "ocrmypdf-pdftotext": run_ocrmypdf_pdftotext}
 
 
 def docling_offline_probe() -> str:
