@@ -91,6 +91,11 @@ class Engine:
         if need > self.cfg.max_len:
             raise ValueError(f"request {rid!r}: prompt {len(request.prompt_ids)} + max_tokens "
                              f"{request.params.max_tokens} + lookahead {self.kmax + 1} exceeds max_len {self.cfg.max_len}")
+        n_image = sum(1 for t in request.prompt_ids if t == self.model.cfg.image_token_id)
+        if request.pixels is None:
+            n_feats = 0 if request.image_embeds is None else request.image_embeds.reshape(-1, self.model.cfg.hidden_size).shape[0]
+            if n_feats != n_image:
+                raise ValueError(f"request {rid!r}: {n_image} <image> placeholders but {n_feats} image embeddings")
         if need > self.model.cfg.max_position_embeddings:
             raise ValueError(f"request {rid!r} needs {need} positions; the model has "
                              f"{self.model.cfg.max_position_embeddings}")
