@@ -44,28 +44,39 @@ class FastMTPProposer:
             return None
         return torch.tensor([s.draft_gap for s in seqs], device=self.runner.device)  # (B, 2)
 
-    def _refill_row(self, seq: Sequence, row: int, upto: int) -> None:
-        """Recompute draft entries draft_valid+1 .. upto of one sequence (no drafting)."""
-        r = self.runner
-        start = seq.draft_valid + 1
-        if upto < start:
-            return
-        pos = torch.arange(start, upto + 1, device=r.device)[None]  # (1, T)
-        toks = torch.tensor([seq.tokens[start:upto + 1]], device=r.device)
-        r.draft(toks, r.hidden.gather(pos - 1, row), pos, row0=row, gaps=self._gaps([seq]))
-        seq.draft_valid = upto
+    def _pass(self, seqs: list[Sequence], uptos: list[int], row0: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+        """One padded draft pass over rows row0.. refilling positions draft_valid+1 .. upto of each;
+        returns the logits and hidden state at each row's `upto`.
 
-    def _skip_to_window(self, seq: Sequence, row: int) -> None:
-        """Prime the prompt if needed, then mask all but the last WINDOW positions still to refill."""
-        n = len(seq.tokens)
-        if seq.draft_valid < seq.prompt_len:
-            # Up to n-2: position n-1 stays for the batched pass, whose output there is draft 1.
-            self._refill_row(seq, row, min(seq.prompt_len, n - 2))
-        start = n - WINDOW
-        if start > seq.draft_valid + 1:
-            lo, hi = seq.draft_gap
-            seq.draft_gap = (seq.draft_valid if hi <= lo + 1 else lo, start)
-            seq.draft_valid = start - 1
+        Padding columns (and a row with nothing to refill gets one) sit past the row's own range,
+        where entries are not valid anyway and are rewritten before they count.
+        """
+        r = self.runner
+        dev = r.device
+        firsts = [s.draft_valid + 1 for s in seqs]
+        t = max(max(u - f + 1 for u, f in zip(uptos, firsts)), 1)
+        cap = r.capacity - 1
+        pos = torch.tensor([[min(f + c, cap) for c in range(t)] for f in firsts], device=dev)  # (B, T)
+        toks = torch.tensor([(s.tokens[f:u + 1] + [0] * t)[:t] for s, f, u in zip(seqs, firsts, uptos)],
+                            device=dev)  # (B, T)
+        pick = torch.tensor([max(u - f, 0) for u, f in zip(uptos, firsts)], device=dev)
+        out = r.draft(toks, r.hidden.gather(pos - 1, row0), pos, pick, row0=row0, gaps=self._gaps(seqs))
+        for s, u in zip(seqs, uptos):
+            s.draft_valid = max(s.draft_valid, u)
+        return out
+
+    def _refill(self, seqs: list[Sequence], uptos: list[int]) -> None:
+        """Refill every row up to its `upto` (no drafting): one batched pass, or row by row when
+        padding would be most of the batched one."""
+        lags = [max(u - s.draft_valid, 0) for s, u in zip(seqs, uptos)]
+        if max(lags) == 0:
+            return
+        if len(seqs) * max(lags) > 2 * sum(lags):
+            for row, (seq, u, lag) in enumerate(zip(seqs, uptos, lags)):
+                if lag:
+                    self._pass([seq], [u], row0=row)
+        else:
+            self._pass(seqs, [max(u, s.draft_valid) for s, u in zip(seqs, uptos)])
 
     @torch.inference_mode()
     def propose(self, seqs: list[Sequence], k: int) -> list[list[int]]:
@@ -73,31 +84,29 @@ class FastMTPProposer:
         if k == 0 or not seqs:
             return [[] for _ in seqs]
         dev = r.device
-        for row, seq in enumerate(seqs):
-            if len(seq.tokens) - 1 - seq.draft_valid > WINDOW:
-                self._skip_to_window(seq, row)
-        lags = [len(s.tokens) - 1 - s.draft_valid for s in seqs]
+        n = [len(s.tokens) for s in seqs]
+        behind = [i for i, s in enumerate(seqs) if n[i] - 1 - s.draft_valid > WINDOW]
+        if behind:
+            # Prime prompts in full (one batched pass when several rows need it), then keep only
+            # the last WINDOW generated positions to rebuild; the stretch before them is masked.
+            self._refill(seqs, [min(s.prompt_len, n[i] - 2) if i in behind else s.draft_valid
+                                for i, s in enumerate(seqs)])
+            for i in behind:
+                s, start = seqs[i], n[i] - WINDOW
+                if start > s.draft_valid + 1:
+                    lo, hi = s.draft_gap
+                    s.draft_gap = (s.draft_valid if hi <= lo + 1 else lo, start)
+                    s.draft_valid = start - 1
+        # One pass up to each row's last position, whose output is draft 1; rows far behind the
+        # others (a newcomer's prompt) first catch up alone so that the pass pads little.
+        lags = [m - 1 - s.draft_valid for m, s in zip(n, seqs)]
         if max(lags) > SHORT_REFILL and len(seqs) * max(lags) > 2 * sum(lags):
-            for row, seq in enumerate(seqs):
-                if lags[row] > SHORT_REFILL:
-                    self._refill_row(seq, row, len(seq.tokens) - 2)
-            lags = [len(s.tokens) - 1 - s.draft_valid for s in seqs]
-        t = max(lags)
-        cap = r.capacity - 1
-        pos_rows, tok_rows = [], []
-        for s, lag in zip(seqs, lags):
-            first = s.draft_valid + 1
-            # Padding columns sit after the real ones (positions past n-1, speculative territory).
-            pos_rows.append([min(first + c, cap) for c in range(t)])
-            tok_rows.append(s.tokens[first:] + [0] * (t - lag))
-        pos = torch.tensor(pos_rows, device=dev)  # (B, T)
-        toks = torch.tensor(tok_rows, device=dev)
-        pick = torch.tensor([lag - 1 for lag in lags], device=dev)
+            for row, (seq, m, lag) in enumerate(zip(seqs, n, lags)):
+                if lag > SHORT_REFILL:
+                    self._pass([seq], [m - 2], row0=row)
+        logits, hidden = self._pass(seqs, [m - 1 for m in n])
         gaps = self._gaps(seqs)
-        logits, hidden = r.draft(toks, r.hidden.gather(pos - 1), pos, pick, gaps=gaps)
-        for s in seqs:
-            s.draft_valid = len(s.tokens) - 1
-        last = torch.tensor([len(s.tokens) - 1 for s in seqs], device=dev)  # (B,) position of draft 1's input
+        last = torch.tensor([m - 1 for m in n], device=dev)  # (B,) position of draft 1's input
         drafts = [logits.argmax(-1)]  # (B,)
         for i in range(2, k + 1):
             p = (last + i - 1)[:, None]  # (B, 1)
