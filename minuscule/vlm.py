@@ -105,6 +105,15 @@ class VlmEngine:
 
     def parse_pages(self, pages: Iterable[Page]) -> Iterator[PageResult]:
         """Results in page order; up to 2 x max_batch pages are prepared ahead of the decoder."""
+        eng = self.engine
+        try:
+            yield from self._parse(pages)
+        finally:
+            # A failed page (or an abandoned generator) must not leave requests in the engine.
+            for rid in list(eng.seqs) + list(eng._pending):
+                eng.abort(rid)
+
+    def _parse(self, pages: Iterable[Page]) -> Iterator[PageResult]:
         from minuscule.engine.config import SamplingParams
         from minuscule.engine.request import Request
 

@@ -102,6 +102,13 @@ class Engine:
         self._pending[rid] = request
         self.scheduler.add(rid, len(request.prompt_ids))
 
+    def abort(self, request_id: str) -> None:
+        """Remove a request wherever it is (queued or running); its output so far is discarded."""
+        if request_id not in self._pending and request_id not in self.seqs:
+            return
+        self._pending.pop(request_id, None)
+        self._retire(request_id, abort=True)
+
     def has_unfinished(self) -> bool:
         return not self.scheduler.idle
 
@@ -111,7 +118,18 @@ class Engine:
         running = len(self.scheduler.running)
         k = self.adaptive.choose(running) if self.adaptive is not None and running else self.kmax
         plan = self.scheduler.schedule(k + 1)
-        outputs = [self._prefill(rid, slot) for rid, slot in plan.admitted]
+        outputs = []
+        for i, (rid, slot) in enumerate(plan.admitted):
+            try:
+                outputs.append(self._prefill(rid, slot))
+            except Exception:
+                # The failing request leaves; newcomers after it go back to the queue untouched.
+                later = [self._pending[r] for r, _ in plan.admitted[i + 1:]]
+                for r, _ in reversed(plan.admitted[i:]):
+                    self.abort(r)
+                for req in later:
+                    self.add_request(req)
+                raise
         if plan.decode:
             outputs += self._decode(list(plan.decode), plan.width - 1)
         for out in outputs:
@@ -208,9 +226,9 @@ class Engine:
             outs.append(self._output(seq, v.tokens))
         return outs
 
-    def _retire(self, rid: str) -> None:
-        moved = self.scheduler.finish(rid)
-        self.seqs.pop(rid)
+    def _retire(self, rid: str, abort: bool = False) -> None:
+        moved = self.scheduler.abort(rid) if abort else self.scheduler.finish(rid)
+        self.seqs.pop(rid, None)
         if self.proposer is not None:
             self.proposer.release(rid)
         if moved is not None:

@@ -81,6 +81,14 @@ class Scheduler:
         self.running[slot] = self.running.pop()
         return last, slot
 
+    def abort(self, request_id: str) -> tuple[int, int] | None:
+        """Drop a waiting or running request; like `finish` for a running one."""
+        for i, (rid, _) in enumerate(self.waiting):
+            if rid == request_id:
+                del self.waiting[i]
+                return None
+        return self.finish(request_id)
+
     @property
     def idle(self) -> bool:
         return not self.running and not self.waiting

@@ -103,3 +103,23 @@ def test_stats_report(varied_model, prompts, references):
     assert set(d["seconds"]) == {"vision", "prefill", "draft", "decode"} and d["tokens_per_s"] > 0
     assert len(d["acceptance_per_position"]) == 2 and d["tokens_per_step"] > 1.3
     assert all(o.finish_reason is FinishReason.LENGTH for o in outs)
+
+
+def test_failed_prefill_and_abort_leave_a_clean_engine(varied_model, prompts, references):
+    class BadPixels:  # the vision encoder fails on it
+        input_ids, global_view, tiles, grid = [5, 6, 7], "not a tensor", None, (1, 1)
+
+    eng = Engine(varied_model, EngineConfig(max_batch=4, max_len=128, spec=SpecConfig("fastmtp", k=2)))
+    eng.add_request(Request("ok0", prompts[0], SamplingParams(max_tokens=48)))
+    eng.add_request(Request("bad", [5, 6, 7], SamplingParams(max_tokens=4), pixels=BadPixels()))
+    eng.add_request(Request("ok1", prompts[1], SamplingParams(max_tokens=48)))
+    eng.add_request(Request("gone", prompts[2], SamplingParams(max_tokens=48)))
+    with pytest.raises(AttributeError):
+        eng.step()
+    eng.abort("gone")
+    eng.abort("never-added")
+    done = {}
+    while eng.has_unfinished():
+        done.update({o.request_id: o.token_ids for o in eng.step() if o.finished})
+    assert done == {"ok0": references[0], "ok1": references[1]}
+    assert not eng.seqs and not eng._pending

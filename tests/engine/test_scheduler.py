@@ -80,3 +80,12 @@ def test_random_workload_keeps_slots_packed():
                     assert slot_of[mover] == src
                     slot_of[mover] = dst
         assert {r: i for i, r in enumerate(s.running)} == slot_of
+
+
+def test_abort_waiting_and_running():
+    s = Scheduler(max_batch=2, max_tokens_per_step=100)
+    for r in "abc":
+        s.add(r, 5)
+    s.schedule()
+    assert s.abort("c") is None and not s.waiting
+    assert s.abort("a") == (1, 0) and s.running == ["b"]
