@@ -10,7 +10,7 @@ K=0 and Kmax are measured first in each bucket (twice: the first step of each is
 warm-up); afterwards the best K is taken, and drafting must beat K=0 by a small margin so that
 measurement noise cannot tip a tie towards extra work. Speculation loses when batches are large
 (a verify pass of B*(K+1) tokens costs more than B) or acceptance is low; that is where K=0 wins.
-Every `probe` steps (16, doubling up to 256 while the decision holds) one step runs another K,
+Every `probe` steps (16, doubling up to 1024 while the decision holds) one step runs another K,
 round robin, so that costs and acceptance stay current. The decision itself is recomputed every
 few steps only: on a tiny model a decode step takes well under a millisecond.
 """
@@ -23,6 +23,7 @@ from collections import deque
 WINDOW = 7  # recent samples per (bucket, K)
 MARGIN = 1.05  # K > 0 must promise this much more throughput than K = 0
 REDECIDE = 8  # steps between recomputations of the best K
+MAX_PROBE = 1024  # longest interval between probes of another K
 
 
 def bucket(batch: int) -> int:
@@ -86,7 +87,7 @@ class AdaptiveK:
         self.since_probe += 1
         if self.since_probe >= self.probe:
             self.since_probe = 0
-            self.probe = min(2 * self.probe, 256)
+            self.probe = min(2 * self.probe, MAX_PROBE)
             self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
             if self.next_probe == best:
                 self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
