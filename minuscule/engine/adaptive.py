@@ -11,8 +11,9 @@ warm-up); afterwards the best K is taken, and drafting must beat K=0 by a small 
 measurement noise cannot tip a tie towards extra work. Speculation loses when batches are large
 (a verify pass of B*(K+1) tokens costs more than B) or acceptance is low; that is where K=0 wins.
 Every `probe` steps (16, doubling up to 1024 while the decision holds) one step runs another K,
-round robin, so that costs and acceptance stay current. The decision itself is recomputed every
-few steps only: on a tiny model a decode step takes well under a millisecond.
+round robin, so that costs and acceptance stay current; a probe whose measured cost is high waits
+until that extra time is at most 1% of the decode time since the last probe. The decision itself
+is recomputed every few steps only: on a tiny model a decode step takes well under a millisecond.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ WINDOW = 7  # recent samples per (bucket, K)
 MARGIN = 1.05  # K > 0 must promise this much more throughput than K = 0
 REDECIDE = 8  # steps between recomputations of the best K
 MAX_PROBE = 1024  # longest interval between probes of another K
+PROBE_BUDGET = 0.01  # a probe's measured extra time, spread over its interval, stays under this share
 
 
 def bucket(batch: int) -> int:
@@ -86,12 +88,20 @@ class AdaptiveK:
         best = self.best[b]
         self.since_probe += 1
         if self.since_probe >= self.probe:
+            nxt = (self.next_probe + 1) % (self.kmax + 1)
+            if nxt == best:
+                nxt = (nxt + 1) % (self.kmax + 1)
+            costs = self.costs(batch)
+            if nxt in costs and best in costs:
+                # An expensive probe (say, rebuilding a draft cache left behind by many K=0 steps)
+                # waits until its extra time is a small share of the decoding done since the last.
+                extra = costs[nxt] - costs[best]
+                if extra > 0 and self.since_probe * PROBE_BUDGET * costs[best] < extra:
+                    return best
             self.since_probe = 0
             self.probe = min(2 * self.probe, MAX_PROBE)
-            self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
-            if self.next_probe == best:
-                self.next_probe = (self.next_probe + 1) % (self.kmax + 1)
-            return self.next_probe
+            self.next_probe = nxt
+            return nxt
         return best
 
     def update(self, batch: int, k: int, seconds_per_step: float, accepted: list[int]) -> None:

@@ -93,6 +93,10 @@ def test_adaptive_k_model():
         b.update(32, k, 0.010 if k == 0 else 0.030, [0] * 32)
     picks = [b.choose(32) for _ in range(40)]
     assert picks.count(0) >= 38  # only a rare probe
+    c = AdaptiveK(2)
+    for k in (0, 0, 2, 2):
+        c.update(1, k, 0.001 if k == 0 else 0.1, [0])  # drafting costs 100x: a probe waits ~10^4 steps
+    assert [c.choose(1) for _ in range(2000)].count(0) == 2000
     assert 0.0 < b.expected_tokens(1) - 1 < 0.1
 
 
