@@ -57,17 +57,18 @@ class AdaptiveK:
         b = bucket(batch)
         return {k: statistics.median(d) for (bb, k), d in self.recent.items() if bb == b and d}
 
+    @staticmethod
+    def _cost(costs: dict[int, float], k: int) -> float:
+        """Measured cost of K, or interpolated between the nearest measured K (0 and Kmax always are)."""
+        if k in costs:
+            return costs[k]
+        lo = max(j for j in costs if j < k)
+        hi = min(j for j in costs if j > k)
+        return costs[lo] + (costs[hi] - costs[lo]) * (k - lo) / (hi - lo)
+
     def _decide(self, b: int) -> int:
         costs = self.costs(b)
-
-        def cost(k: int) -> float:
-            if k in costs:
-                return costs[k]
-            lo = max(j for j in costs if j < k)
-            hi = min(j for j in costs if j > k)  # Kmax is always measured
-            return costs[lo] + (costs[hi] - costs[lo]) * (k - lo) / (hi - lo)
-
-        scores = [self.expected_tokens(k) / cost(k) for k in range(self.kmax + 1)]
+        scores = [self.expected_tokens(k) / self._cost(costs, k) for k in range(self.kmax + 1)]
         best = max(range(self.kmax + 1), key=scores.__getitem__)
         return best if best and scores[best] >= MARGIN * scores[0] else 0
 
@@ -91,13 +92,12 @@ class AdaptiveK:
             nxt = (self.next_probe + 1) % (self.kmax + 1)
             if nxt == best:
                 nxt = (nxt + 1) % (self.kmax + 1)
+            # An expensive probe (say, rebuilding a draft cache left behind by many K=0 steps)
+            # waits until its extra time is a small share of the decoding done since the last.
             costs = self.costs(batch)
-            if nxt in costs and best in costs:
-                # An expensive probe (say, rebuilding a draft cache left behind by many K=0 steps)
-                # waits until its extra time is a small share of the decoding done since the last.
-                extra = costs[nxt] - costs[best]
-                if extra > 0 and self.since_probe * PROBE_BUDGET * costs[best] < extra:
-                    return best
+            extra = self._cost(costs, nxt) - self._cost(costs, best)
+            if extra > 0 and self.since_probe * PROBE_BUDGET * self._cost(costs, best) < extra:
+                return best
             self.since_probe = 0
             self.probe = min(2 * self.probe, MAX_PROBE)
             self.next_probe = nxt
