@@ -236,6 +236,7 @@ def convert(tool: str, corpus: Path, manifest: dict, log=print) -> dict:
 def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
     tests = load_tests(corpus / "tests.jsonl")
     split_of = {e["key"]: e["kind"] for e in manifest["docs"]}
+    source_of = {e["key"]: e["source"] for e in manifest["docs"]}
     results: dict = {}
     fails: dict = {}
     for tool in tools:
@@ -254,12 +255,14 @@ def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
             cpu = sum(timing["docs"][e["key"]].get("cpu_seconds", float("nan")) for e in done)
             done_pages = sum(e["pages"] for e in done)
             cers = []
+            by_source: dict = defaultdict(lambda: {"pass": [0, 0], "cer": []})
             for e in keys:
                 for n in range(1, e["pages"] + 1):
                     f = page_file(pred, e["key"], n)
                     md = f.read_text() if f.exists() else ""
                     truth = (corpus / "truth" / f"{e['key'].replace('/', '__')}_{n}.txt").read_text()
                     cers.append(cer(cer_text(md), truth))
+                    by_source[e["source"]]["cer"].append(cers[-1])
             by_type: dict = defaultdict(lambda: [0, 0])
             for t in tests:
                 if split_of.get(t.pdf) != split:
@@ -267,12 +270,14 @@ def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
                 f = page_file(pred, t.pdf, t.page)
                 md = f.read_text() if f.exists() else ""
                 r = t.run(md)
-                by_type[t.type][1] += 1
-                by_type["all"][1] += 1
-                if r.passed:
-                    by_type[t.type][0] += 1
-                    by_type["all"][0] += 1
-                else:
+                # Line-end hyphen tests are `present` tests; they get their own column too.
+                kinds = [t.type, "all"] + (["hyphen"] if (t.checked or "").startswith("hyphen") else [])
+                for kind in kinds:
+                    by_type[kind][1] += 1
+                    by_type[kind][0] += int(r.passed)
+                by_source[source_of[t.pdf]]["pass"][1] += 1
+                by_source[source_of[t.pdf]]["pass"][0] += int(r.passed)
+                if not r.passed:
                     fails[tool][t.id] = r.explanation
             res[split] = {
                 "pages": pages, "pages_converted": done_pages, "seconds": round(secs, 2),
@@ -283,12 +288,15 @@ def score(corpus: Path, manifest: dict, tools: list[str]) -> dict:
                 "pass": {k: v for k, v in by_type.items()},
                 "pass_rate": round(by_type["all"][0] / by_type["all"][1], 4) if by_type["all"][1] else None,
                 "errors": {k: v for k, v in timing["errors"].items() if split_of.get(k) == split},
+                "by_source": {src: {"pass": v["pass"], "pass_rate": round(v["pass"][0] / v["pass"][1], 4),
+                                    "cer_mean": round(sum(v["cer"]) / len(v["cer"]), 4)}
+                              for src, v in sorted(by_source.items()) if v["pass"][1] and v["cer"]},
             }
         results[tool] = res
     return {"results": results, "fails": fails}
 
 
-TYPES = ("present", "absent", "order", "table", "baseline")
+TYPES = ("present", "hyphen", "absent", "order", "table", "baseline")
 
 
 def markdown_tables(scored: dict, manifest: dict, tests_n: dict, notes: list[str]) -> str:
@@ -299,6 +307,8 @@ def markdown_tables(scored: dict, manifest: dict, tests_n: dict, notes: list[str
             continue
         n_pages = rows[0][1]["pages"]
         out.append(f"### {title}: {n_pages} pages, {tests_n.get(split, 0)} tests\n")
+        out.append("Pass rates in %, (passed/total). `hyphen` is the subset of `present` on words broken at a line "
+                   "end. CER: character error rate against the page's known text (no header/footer).\n")
         out.append("| tool | overall | " + " | ".join(TYPES) + " | CER mean | CER median | s/page | CPU s/page |")
         out.append("|---|---|" + "---|" * len(TYPES) + "---|---|---|---|")
         rows.sort(key=lambda tr: -(tr[1]["pass_rate"] or 0))
@@ -315,6 +325,16 @@ def markdown_tables(scored: dict, manifest: dict, tests_n: dict, notes: list[str
                        + f" | {100 * r['cer_mean']:.2f} % | {100 * r['cer_median']:.2f} % | "
                        + (f"{r['s_per_page']:.2f}" if r["s_per_page"] is not None else "–") + " | "
                        + (f"{r['cpu_s_per_page']:.2f}" if r.get("cpu_s_per_page") is not None else "–") + " |")
+        out.append("")
+        sources = sorted({src for _, r in rows for src in r.get("by_source", {})})
+        names = {"latex": "LaTeX", "lo": "LibreOffice", "chrome": "Chromium"}
+        out.append("By maker: pass rate / CER mean.\n")
+        out.append("| tool | " + " | ".join(names.get(src, src) for src in sources) + " |")
+        out.append("|---|" + "---|" * len(sources))
+        for tool, r in rows:
+            cells = [f"{100 * r['by_source'][src]['pass_rate']:.1f} / {100 * r['by_source'][src]['cer_mean']:.2f} %"
+                     if src in r.get("by_source", {}) else "–" for src in sources]
+            out.append(f"| {TOOLS[tool][0]} | " + " | ".join(cells) + " |")
         out.append("")
     if notes:
         out.append("Notes:\n")
