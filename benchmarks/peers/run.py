@@ -197,6 +197,16 @@ def page_file(pred: Path, key: str, n: int) -> Path:
     return pred / f"{key.replace('/', '__')}_{n}.md"
 
 
+def lite_revision() -> str:
+    """The last commit that touched lite or the document loaders, and whether the tree differs from it."""
+    paths = ["minuscule/lite", "minuscule/documents"]
+    rev = subprocess.run(["git", "-C", str(ROOT), "log", "-1", "--format=%h %s", "--"] + paths,
+                         capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--"] + paths,
+                           capture_output=True, text=True).stdout.strip()
+    return rev[:100] + (" (+ uncommitted changes)" if dirty else "")
+
+
 def _cpu() -> float:
     """CPU seconds of this process (all threads) and its finished children: steadier than wall time on a
     machine whose cores other jobs share."""
@@ -212,7 +222,7 @@ def convert(tool: str, corpus: Path, manifest: dict, log=print) -> dict:
     if pred.exists():
         shutil.rmtree(pred)
     pred.mkdir(parents=True)
-    timing = {"docs": {}, "errors": {}}
+    timing = {"docs": {}, "errors": {}, "revision": lite_revision() if tool == "lite" else None}
     for entry in manifest["docs"]:
         if entry["kind"] not in TOOLS[tool][1]:
             continue
@@ -371,6 +381,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("corpus", nargs="?", default="out/peers", help="folder made by make_corpus.py")
     ap.add_argument("--tools", default=",".join(TOOLS), help=f"tools to (re)run; default all: {','.join(TOOLS)}")
     ap.add_argument("--score-only", action="store_true", help="re-score the kept predictions, run nothing")
+    ap.add_argument("--readme", action="store_true", help="also put the tables into benchmarks/peers/README.md")
     ap.add_argument("--no-probe", action="store_true", help="skip the docling standard-pipeline offline probe")
     args = ap.parse_args(argv)
     corpus = Path(args.corpus)
@@ -407,6 +418,15 @@ def main(argv: list[str] | None = None) -> int:
                                                      "tests": dict(tests_n), "fails": scored["fails"],
                                                      "run_seconds": round(time.perf_counter() - wall0, 1)},
                                                     indent=1))
+    if args.readme:
+        readme = HERE / "README.md"
+        text = readme.read_text()
+        a, b = text.index("<!-- results:start -->"), text.index("<!-- results:end -->")
+        stamp = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        lt = corpus / "pred" / "lite" / "_timing.json"
+        lite_rev = (json.loads(lt.read_text()).get("revision") if lt.exists() else None) or "unknown"
+        readme.write_text(text[:a] + "<!-- results:start -->\n" + f"Run of {stamp}; lite at `{lite_rev[:90]}`.\n\n"
+                          + table + text[b:])
     print(table)
     print(f"run took {time.perf_counter() - wall0:.0f} s; results in {corpus}/results.md, lite_losses.md")
     return 0
