@@ -234,14 +234,16 @@ def page_markdown(blocks: list[Block]) -> str:
 
 
 _BULLETS = re.compile(r"[•◦▪∙●■]")
+_EMPHASIS = re.compile(r"(?<![\w*_])([*_])(?=\S)(.+?)(?<=\S)\1(?![\w*_])")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(\|\s*:?-{3,}:?\s*)*\|?\s*$", re.M)
 
 
 def cer_text(markdown: str) -> str:
     """What CER compares, the same for truth and every tool: plain_text (no Markdown markers, no HTML tags), and
-    also no pipe-table rules or pipes, no emphasis stars and no bullet glyphs, which text-only tools print."""
+    also no pipe-table rules or pipes, no emphasis markers and no bullet glyphs, which text-only tools print."""
     text = _TABLE_RULE.sub(" ", markdown)
     text = text.replace("|", " ").replace("**", "").replace("__", "")
+    text = _EMPHASIS.sub(r"\2", text)
     text = _BULLETS.sub(" ", text)
     return plain_text(text)
 
