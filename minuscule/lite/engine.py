@@ -15,6 +15,7 @@ from minuscule.lite.furniture import find_furniture
 from minuscule.lite.image_rules import detect_rules
 from minuscule.lite.layout import ReadingOrder
 from minuscule.lite.ocr import ocr_lines
+from minuscule.lite.rejoin import rejoin_lines
 from minuscule.lite.tables import Table, find_tables
 
 NAME = "lite"
@@ -68,6 +69,7 @@ class LiteEngine:
         tables: list[Table] = []
         if rules:
             tables, body = find_tables(rules, body)
+        body = rejoin_lines(body, size_tol=0.2 if page.has_text else 0.35)
         if page.text_layer is not None and page.text_layer.marks:
             body = attach_bullets(body, page.text_layer.marks)
         blocks: list[Block] = []
