@@ -141,7 +141,7 @@ def chars_text(chars: list[Char]) -> str:
     """The text of a run of chars, with a space where the text layer or the gap between glyphs has one."""
     parts = []
     for k, c in enumerate(chars):
-        if k and (c.space_before or c.bbox[0] - chars[k - 1].bbox[2] > 0.25 * max(c.size, 1.0)):
+        if k and (c.space_before or (not c.exact_spaces and c.bbox[0] - chars[k - 1].bbox[2] > 0.25 * max(c.size, 1.0))):
             parts.append(" ")
         parts.append(c.text)
     return "".join(parts)

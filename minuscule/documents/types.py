@@ -24,6 +24,8 @@ class Char:
     mono: bool = False
     math: bool = False  # set in a math font (KaTeX, Computer Modern math, STIX/Cambria Math)
     space_before: bool = False  # the text layer has a space or line break before this char
+    # OCR letters: space_before is the whole truth, gaps between letter boxes say nothing about spaces.
+    exact_spaces: bool = False
 
 
 @dataclass(frozen=True)

@@ -198,7 +198,9 @@ def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, span: tuple[floa
     if kind == "formula":
         return gap > 1.5 * em
     if kind.startswith("h"):
-        return gap > 0.6 * (row.bbox[3] - row.bbox[1])  # a heading wrapped over two lines stays one
+        # A heading wrapped over two lines stays one. The font size, not the box, sets the scale: a
+        # short last line without descenders ("Set") has a box well under the size.
+        return gap > 0.6 * max(row.bbox[3] - row.bbox[1], row.size)
     if gap > max(usual_gap * 1.5, usual_gap + 0.35 * em):
         return True
     if prev_kind == "item":

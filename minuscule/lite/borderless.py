@@ -48,13 +48,53 @@ def _is_list_row(row: list[TextLine]) -> bool:
 
 
 def _gaps(row_sets: list[list[TextLine]], em: float) -> list[tuple[float, float]]:
-    spans = sorted((ln.bbox[0], ln.bbox[2]) for row in row_sets for ln in row)
+    """Column gaps: strips no piece crosses, or narrower strips no word crosses where the words of the
+    next column start (or of the previous one end) at one x, as cells with little padding do."""
+    gaps = _free([(ln.bbox[0], ln.bbox[2]) for row in row_sets for ln in row], 0.8 * em)
+    words = [w for row in row_sets for ln in row for w in _words(ln)]
+    if not words:
+        return gaps
+    need = max(2, (len(row_sets) + 1) // 2)
+    tol = 0.15 * em
+    for a, b in _free(words, 0.2 * em):
+        if any(min(b, g1) > max(a, g0) for g0, g1 in gaps):
+            continue
+        starts = sum(1 for w in words if abs(w[0] - b) <= tol)
+        ends = sum(1 for w in words if abs(w[1] - a) <= tol)
+        if starts >= need or ends >= need:
+            gaps.append((a, b))
+    return sorted(gaps)
+
+
+def _free(spans: list[tuple[float, float]], min_width: float) -> list[tuple[float, float]]:
+    spans = sorted(spans)
     gaps, edge = [], spans[0][1]
     for a, b in spans[1:]:
-        if a - edge >= 0.8 * em:
+        if a - edge >= min_width:
             gaps.append((edge, a))
         edge = max(edge, b)
     return gaps
+
+
+def _word_chars(line: TextLine) -> list[list]:
+    """The chars of a line in words (runs without a space or a space-wide gap between them)."""
+    out: list[list] = []
+    prev = None
+    for c in line.chars:
+        if c.text.isspace():
+            prev = None
+            continue
+        if prev is None or c.space_before or (not c.exact_spaces and c.bbox[0] - prev.bbox[2] > 0.25 * max(c.size, 1.0)):
+            out.append([c])
+        else:
+            out[-1].append(c)
+        prev = c
+    return out
+
+
+def _words(line: TextLine) -> list[tuple[float, float]]:
+    """x extents of the words of a line."""
+    return [(min(c.bbox[0] for c in w), max(c.bbox[2] for c in w)) for w in _word_chars(line)]
 
 
 def _table(rows: list[list[TextLine]], i: int, j: int) -> tuple[int, Table] | None:
@@ -93,8 +133,11 @@ def _split(row: list[TextLine], seps: list[float]) -> dict[int, tuple[str, bool,
     for ln in row:
         if ln.chars:
             groups: dict[int, list] = {}
-            for ch in ln.chars:
-                groups.setdefault(_column((ch.bbox[0] + ch.bbox[2]) / 2, seps), []).append(ch)
+            # Whole words go to a column: a header word wider than its column's numbers may reach
+            # past the middle of the gap.
+            for word in _word_chars(ln):
+                centre = (word[0].bbox[0] + word[-1].bbox[2]) / 2
+                groups.setdefault(_column(centre, seps), []).extend(word)
             for col, chars in groups.items():
                 box = (min(c.bbox[0] for c in chars), min(c.bbox[1] for c in chars),
                        max(c.bbox[2] for c in chars), max(c.bbox[3] for c in chars))

@@ -73,7 +73,7 @@ class LiteEngine:
         if page.text_layer is not None and page.text_layer.marks:
             body = attach_bullets(body, page.text_layer.marks)
         blocks: list[Block] = []
-        for region in ReadingOrder([*body, *tables]).regions():
+        for region in _headers_to_tables(ReadingOrder([*body, *tables]).regions()):
             pending: list[TextLine] = []
             for item in [*region, None]:
                 if item is None or isinstance(item, Table):
@@ -92,3 +92,25 @@ class LiteEngine:
         blocks = [replace(b, markdown=b.markdown.replace(SOFT_HYPHEN, "-"))
                   for b in headers + merge_blocks(blocks) + footers]
         return PageResult(page=page.number, blocks=blocks, engine=NAME)
+
+
+def _headers_to_tables(regions: list[list]) -> list[list]:
+    """A table's header row that reading order put at the end of the region above (its words bridge the
+    column gaps that the body rows open) goes back to the top of the table's region."""
+    for k in range(len(regions) - 1):
+        above, below = regions[k], regions[k + 1]
+        lines = [it for it in above if isinstance(it, TextLine)]
+        if not lines or not below or not all(isinstance(it, TextLine) for it in below):
+            continue
+        last = max(lines, key=lambda ln: ln.bbox[3])
+        top = min(it.bbox[1] for it in below)
+        first_row = [it for it in below if it.bbox[1] < top + 0.5 * (it.bbox[3] - it.bbox[1])]
+        em = max(last.size, 1.0)
+        x0, x1 = min(it.bbox[0] for it in below), max(it.bbox[2] for it in below)
+        if (len(first_row) >= 2 and 0 <= top - last.bbox[3] < 1.5 * em
+                and last.bbox[0] >= x0 - em and last.bbox[2] <= x1 + em
+                and sum(1 for ln in lines if ln.bbox[3] > last.bbox[1]) == 1):
+            above.remove(last)
+            below.insert(0, last)
+    return [r for r in regions if r]
+

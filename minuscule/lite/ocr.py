@@ -77,11 +77,12 @@ def _chars(text: str, boxes, scale: float, bbox: tuple) -> tuple[Char, ...]:
         out = []
         for (ch, space), (_, _, quad) in zip(letters, boxes):
             q = np.asarray(quad, dtype=np.float32) * scale
-            out.append(Char(ch, (float(q[:, 0].min()), bbox[1], float(q[:, 0].max()), bbox[3]), size, space_before=space))
+            out.append(Char(ch, (float(q[:, 0].min()), bbox[1], float(q[:, 0].max()), bbox[3]), size, space_before=space,
+                            exact_spaces=True))
         return tuple(out)
     step = (bbox[2] - bbox[0]) / max(len(text), 1)
     return tuple(Char(ch, (bbox[0] + k * step, bbox[1], bbox[0] + (k + 1) * step, bbox[3]), size,
-                      space_before=k > 0 and text[k - 1] == " ") for k, ch in enumerate(text) if ch != " ")
+                      space_before=k > 0 and text[k - 1] == " ", exact_spaces=True) for k, ch in enumerate(text) if ch != " ")
 
 
 def _words(line: TextLine) -> list[tuple[float, float]]:
