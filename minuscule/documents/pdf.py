@@ -147,6 +147,22 @@ def chars_text(chars: list[Char]) -> str:
     return "".join(parts)
 
 
+def word_runs(chars: Iterable[Char]) -> list[list[Char]]:
+    """The chars of a line in words (runs without a space or a space-wide gap between them)."""
+    out: list[list[Char]] = []
+    prev = None
+    for c in chars:
+        if c.text.isspace():
+            prev = None
+            continue
+        if prev is None or c.space_before or (not c.exact_spaces and c.bbox[0] - prev.bbox[2] > 0.25 * max(c.size, 1.0)):
+            out.append([c])
+        else:
+            out[-1].append(c)
+        prev = c
+    return out
+
+
 def _continues(prev: Char, c: Char) -> bool:
     em = max(prev.size, c.size, 1.0)
     p_top, p_bot, c_top, c_bot = prev.bbox[1], prev.bbox[3], c.bbox[1], c.bbox[3]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import statistics
 
-from minuscule.documents.pdf import chars_text
+from minuscule.documents.pdf import chars_text, word_runs
 from minuscule.documents.types import TextLine
 from minuscule.lite.blocks import BULLET, NUMBERED, group_rows
 from minuscule.lite.tables import Cell, Table
@@ -76,25 +76,9 @@ def _free(spans: list[tuple[float, float]], min_width: float) -> list[tuple[floa
     return gaps
 
 
-def _word_chars(line: TextLine) -> list[list]:
-    """The chars of a line in words (runs without a space or a space-wide gap between them)."""
-    out: list[list] = []
-    prev = None
-    for c in line.chars:
-        if c.text.isspace():
-            prev = None
-            continue
-        if prev is None or c.space_before or (not c.exact_spaces and c.bbox[0] - prev.bbox[2] > 0.25 * max(c.size, 1.0)):
-            out.append([c])
-        else:
-            out[-1].append(c)
-        prev = c
-    return out
-
-
 def _words(line: TextLine) -> list[tuple[float, float]]:
     """x extents of the words of a line."""
-    return [(min(c.bbox[0] for c in w), max(c.bbox[2] for c in w)) for w in _word_chars(line)]
+    return [(min(c.bbox[0] for c in w), max(c.bbox[2] for c in w)) for w in word_runs(line.chars)]
 
 
 def _table(rows: list[list[TextLine]], i: int, j: int) -> tuple[int, Table] | None:
@@ -135,7 +119,7 @@ def _split(row: list[TextLine], seps: list[float]) -> dict[int, tuple[str, bool,
             groups: dict[int, list] = {}
             # Whole words go to a column: a header word wider than its column's numbers may reach
             # past the middle of the gap.
-            for word in _word_chars(ln):
+            for word in word_runs(ln.chars):
                 centre = (word[0].bbox[0] + word[-1].bbox[2]) / 2
                 groups.setdefault(_column(centre, seps), []).extend(word)
             for col, chars in groups.items():

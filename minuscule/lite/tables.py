@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass, replace
 
-from minuscule.documents.pdf import chars_text
+from minuscule.documents.pdf import chars_text, word_runs
 from minuscule.documents.types import BBox, Char, Rule, TextLine
 
 _TOL = 3.0  # pixels: rules that meet within this distance touch
@@ -62,6 +62,7 @@ def find_tables(rules: list[Rule], lines: list[TextLine]) -> tuple[list[Table], 
         (inside[hit] if hit is not None else rest).append(line)
     for i, table in enumerate(tables):
         _fill(table, inside[i])
+        _drop_thin_empty_rows(table)
     return tables, rest
 
 
@@ -153,6 +154,30 @@ def _grid(rules: list[Rule]) -> Table | None:
     return Table(bbox=(xs[0], ys[0], xs[-1], ys[-1]), rows=n_rows, cols=n_cols, cells=cells)
 
 
+def _drop_thin_empty_rows(table: Table) -> None:
+    """Rows with no text that are much lower than the others are the gap inside a double rule (booktabs
+    style, or one rule seen twice in a scan), not rows of the table."""
+    heights = {c.row: c.bbox[3] - c.bbox[1] for c in table.cells if c.rowspan == 1}
+    filled = {r for c in table.cells if c.text for r in range(c.row, c.row + c.rowspan)}
+    usual = sorted(h for r, h in heights.items() if r in filled)
+    if not usual:
+        return
+    median = usual[len(usual) // 2]
+    drop = sorted(r for r, h in heights.items() if r not in filled and h < 0.6 * median)
+    if not drop or len(drop) == table.rows:
+        return
+    cells = []
+    for c in table.cells:
+        rows = [r for r in range(c.row, c.row + c.rowspan) if r not in drop]
+        if not rows:
+            continue
+        c.rowspan = len(rows)
+        c.row = rows[0] - sum(1 for r in drop if r < rows[0])
+        cells.append(c)
+    table.cells = cells
+    table.rows -= len(drop)
+
+
 def _fill(table: Table, lines: list[TextLine]) -> None:
     """Put each char in the cell that holds its centre; a cell's lines are joined with spaces."""
     per_cell: dict[int, list[list[Char]]] = {}
@@ -160,11 +185,14 @@ def _fill(table: Table, lines: list[TextLine]) -> None:
         if not line.chars:  # an OCR line has no chars: it goes whole to the cell that holds its centre
             line = replace(line, chars=(Char(line.text, line.bbox, line.size, line.bold),))
         current: dict[int, list[Char]] = {}
-        for ch in line.chars:
-            cx, cy = (ch.bbox[0] + ch.bbox[2]) / 2, (ch.bbox[1] + ch.bbox[3]) / 2
+        # OCR letter boxes are approximate: a word goes whole to the cell that holds its centre.
+        units = word_runs(line.chars) if line.chars[0].exact_spaces else [[ch] for ch in line.chars]
+        for unit in units:
+            cx = (unit[0].bbox[0] + unit[-1].bbox[2]) / 2
+            cy = (unit[0].bbox[1] + unit[0].bbox[3]) / 2
             idx = next((i for i, c in enumerate(table.cells) if _contains(c.bbox, cx, cy)), None)
             if idx is not None:
-                current.setdefault(idx, []).append(ch)
+                current.setdefault(idx, []).extend(unit)
         for idx, chars in current.items():
             per_cell.setdefault(idx, []).append(chars)
     for idx, runs in per_cell.items():
