@@ -161,10 +161,21 @@ def column_blocks(rows: list[Row], style: Style) -> list[Block]:
     right = max(r.bbox[2] for r in rows)
     gaps = [b.bbox[1] - a.bbox[3] for a, b in zip(rows, rows[1:]) if b.bbox[1] > a.bbox[3]]
     usual_gap = statistics.median(gaps) if gaps else 0.0
+    row_kinds = [_kind(row, style) for row in rows]
+    if style.factor >= 1.3:  # OCR
+        # A heading's first line without descenders gets a lower box than its second: the first line
+        # reads like a title and sits at line spacing above the heading line, so it is the heading too.
+        for i in range(len(rows) - 2, -1, -1):
+            nxt = row_kinds[i + 1]
+            pitch = rows[i + 1].bbox[1] - rows[i].bbox[1]
+            if (row_kinds[i] == "text" and nxt.startswith("h") and _title_like(rows[i].text.strip())
+                    and 0 < pitch <= 1.6 * max(rows[i].size, rows[i + 1].size) and (i == 0 or row_kinds[i - 1] != "text"
+                                                          or rows[i].bbox[1] - rows[i - 1].bbox[3] > 0.5 * rows[i].size)):
+                row_kinds[i] = nxt
     groups: list[list[Row]] = []
     kinds: list[str] = []
     for i, row in enumerate(rows):
-        kind = _kind(row, style)
+        kind = row_kinds[i]
         if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, (left, right), usual_gap, style):
             groups[-1].append(row)
             continue

@@ -146,6 +146,8 @@ def split_at_gutters(lines: list[TextLine], bin_px: float = 4.0, min_lines: int 
 def _at_edges(prev: Char, cur: Char, edges: tuple[float, float], size: float) -> bool:
     """A gap whose sides are where the columns end and start (a title's word gap rarely is)."""
     g0, g1 = edges
+    if cur.bbox[0] - prev.bbox[2] < max(0.6 * (g1 - g0), 0.5 * size):
+        return False  # a word gap (or a letter gap) narrower than the gutter is not the gutter
     return g0 - 0.75 * size <= prev.bbox[2] <= g0 + 0.5 * size and g1 - 0.5 * size <= cur.bbox[0] <= g1 + 0.75 * size
 
 

@@ -109,8 +109,6 @@ def test_title_word_gap_at_a_wide_gutter_is_not_cut():
     assert len(out) == len(lines) + 2
 
 
-@pytest.mark.xfail(strict=True, reason="_at_edges accepts any narrow gap straddling the cut when the gutter is "
-                                       "narrower than the line's size, so a title's word gap there is cut")
 def test_title_word_gap_at_a_narrow_gutter_is_not_cut():
     """A full-width title whose normal word gap straddles a ~1 em gutter's cut stays whole."""
     lines, _ = two_column_page(gutter=24.0)
