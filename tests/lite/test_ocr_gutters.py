@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 
 from minuscule.documents.types import Char, TextLine
 from minuscule.lite.ocr import _chars, split_at_gutters
