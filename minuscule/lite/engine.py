@@ -14,7 +14,7 @@ from minuscule.lite.deskew import deskew
 from minuscule.lite.furniture import find_furniture
 from minuscule.lite.image_rules import detect_rules
 from minuscule.lite.layout import ReadingOrder
-from minuscule.lite.ocr import ocr_lines
+from minuscule.lite.ocr import ocr_backend, ocr_lines
 from minuscule.lite.rejoin import rejoin_lines
 from minuscule.lite.tables import Table, find_tables
 
@@ -60,6 +60,7 @@ class LiteEngine:
             result.stats = {"source": source, "lines": len(lines), "ocr_seconds": round(ocr_s, 3)}
             if source == "ocr":
                 result.stats["deskew_degrees"] = angle
+                result.stats["ocr_backend"] = ocr_backend()
             yield result
 
     def _layout(self, page: Page, lines: list[TextLine], marks: dict[int, str], style: Style,
