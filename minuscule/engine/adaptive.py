@@ -14,6 +14,12 @@ Every `probe` steps (16, doubling up to 1024 while the decision holds) one step 
 round robin, so that costs and acceptance stay current; a probe whose measured cost is high waits
 until that extra time is at most 1% of the decode time since the last probe. The decision itself
 is recomputed every few steps only: on a tiny model a decode step takes well under a millisecond.
+
+A change of decision is confirmed before it is taken: the candidate runs one step, and the switch
+happens only if it still wins with that fresh cost against the current K's recent ones. Costs of a
+K that is not running are old, and a burst of load from other processes that inflates the running
+K's recent steps would otherwise make an old, quiet measurement of another K look cheap. After a
+trial that fails, the next recomputation waits twice as long (up to MAX_HOLD steps).
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ MARGIN = 1.05  # K > 0 must promise this much more throughput than K = 0
 REDECIDE = 8  # steps between recomputations of the best K
 MAX_PROBE = 1024  # longest interval between probes of another K
 PROBE_BUDGET = 0.01  # a probe's measured extra time, spread over its interval, stays under this share
+MAX_HOLD = 128  # longest wait before recomputing the decision after failed trials of a switch
 
 
 def bucket(batch: int) -> int:
@@ -41,6 +48,9 @@ class AdaptiveK:
         self.seen: dict[tuple[int, int], int] = {}  # (bucket, K) -> steps run
         self.best: dict[int, int] = {}  # bucket -> cached decision
         self.age: dict[int, int] = {}  # bucket -> steps since the decision was computed
+        self.confirm: dict[int, int] = {}  # bucket -> candidate K whose one-step trial is under way
+        self.hold: dict[int, int] = {}  # bucket -> steps between recomputations (grows after failed trials)
+        self.last: dict[tuple[int, int], float] = {}  # (bucket, K) -> latest seconds per sequence step
         self.since_probe = 0
         self.probe = 16
         self.next_probe = 0
@@ -66,8 +76,9 @@ class AdaptiveK:
         hi = min(j for j in costs if j > k)
         return costs[lo] + (costs[hi] - costs[lo]) * (k - lo) / (hi - lo)
 
-    def _decide(self, b: int) -> int:
+    def _decide(self, b: int, fresh: dict[int, float] | None = None) -> int:
         costs = self.costs(b)
+        costs.update(fresh or {})
         scores = [self.expected_tokens(k) / self._cost(costs, k) for k in range(self.kmax + 1)]
         best = max(range(self.kmax + 1), key=scores.__getitem__)
         return best if best and scores[best] >= MARGIN * scores[0] else 0
@@ -79,12 +90,29 @@ class AdaptiveK:
         for k in (0, self.kmax):
             if self.seen.get((b, k), 0) < 2:
                 return k
-        age = self.age.get(b, REDECIDE)
-        if age >= REDECIDE or b not in self.best:
-            best = self._decide(b)
-            if best != self.best.get(b):
+        if b in self.confirm:
+            # The candidate ran one step: switch only if it wins with that step's cost.
+            cand = self.confirm.pop(b)
+            fresh = self.last.get((b, cand))
+            if self._decide(b, {cand: fresh} if fresh is not None else None) == cand:
+                self.best[b] = cand
+                self.hold[b] = REDECIDE
                 self.probe, self.since_probe = 16, 0  # the decision moved: look again soon
-            self.best[b], age = best, 0
+            else:
+                self.hold[b] = min(2 * self.hold.get(b, REDECIDE), MAX_HOLD)
+            self.age[b] = 0
+        age = self.age.get(b, REDECIDE)
+        if age >= self.hold.get(b, REDECIDE) or b not in self.best:
+            best = self._decide(b)
+            self.age[b] = 0
+            if b not in self.best:
+                self.best[b] = best
+            elif best != self.best[b]:
+                self.confirm[b] = best
+                return best
+            else:
+                self.hold[b] = REDECIDE
+            age = 0
         self.age[b] = age + 1
         best = self.best[b]
         self.since_probe += 1
@@ -108,9 +136,10 @@ class AdaptiveK:
         """Record one step: its decode seconds and how many leading drafts each sequence accepted."""
         key = (bucket(batch), k)
         self.seen[key] = self.seen.get(key, 0) + 1
+        # Per sequence step, so that buckets stay comparable when the batch shrinks inside one.
+        self.last[key] = seconds_per_step / max(1, batch)
         if self.seen[key] > 1:
-            # Per sequence step, so that buckets stay comparable when the batch shrinks inside one.
-            self.recent.setdefault(key, deque(maxlen=WINDOW)).append(seconds_per_step / max(1, batch))
+            self.recent.setdefault(key, deque(maxlen=WINDOW)).append(self.last[key])
         for a in accepted:
             for j in range(1, k + 1):
                 self.tries[j] += 1

@@ -100,6 +100,25 @@ def test_adaptive_k_model():
     assert 0.0 < b.expected_tokens(1) - 1 < 0.1
 
 
+def test_adaptive_k_switch_needs_a_fresh_win():
+    """A burst of load that inflates only the running K's recent costs does not switch K for long:
+    the candidate's one-step trial is inflated too, and trials back off. A genuine win is adopted."""
+    a = AdaptiveK(1)
+
+    def run(n: int, cost: dict[int, float], accepted: int = 0) -> list[int]:
+        ks = []
+        for _ in range(n):
+            k = a.choose(1)
+            ks.append(k)
+            a.update(1, k, cost[k], [min(accepted, k)])
+        return ks
+
+    assert run(100, {0: 1.0, 1: 1.6}).count(1) <= 4  # warm-up and rare probes only
+    assert run(64, {0: 3.0, 1: 4.8}).count(1) <= 4  # stale K=1 costs look cheap; trials say otherwise
+    good = run(3000, {0: 1.0, 1: 1.1}, accepted=1)  # drafts now always right and nearly free
+    assert good[-100:] == [1] * 100
+
+
 def test_stats_report(varied_model, prompts, references):
     eng = Engine(varied_model, EngineConfig(max_batch=4, max_len=128, spec=SpecConfig("replay", k=2)),
                  references={str(i): r for i, r in enumerate(references)})
