@@ -181,7 +181,7 @@ class Engine:
         pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
         logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, prompt=True, last_only=True)
         if r.hidden is not None:
-            r.hidden.write(pos, hidden, row0=slot)
+            r.hidden.write(pos, hidden, row0=slot, start=0)
         row = logits[0, -1]
         tok = choose(seq, row, int(row.argmax()))
         seq.commit(tok)
@@ -203,11 +203,11 @@ class Engine:
         drafts = self.proposer.propose(seqs, k) if k else [[] for _ in seqs]
         t1 = self.clock()
         ids = torch.tensor([[s.tokens[-1], *d] for s, d in zip(seqs, drafts)], device=r.device)  # (B, K+1)
-        base = torch.tensor([len(s.tokens) - 1 for s in seqs], device=r.device)
-        pos = base[:, None] + torch.arange(k + 1, device=r.device)  # (B, K+1)
+        starts = [len(s.tokens) - 1 for s in seqs]
+        pos = torch.tensor(starts, device=r.device)[:, None] + torch.arange(k + 1, device=r.device)  # (B, K+1)
         logits, hidden = r.target(ids, pos)
         if r.hidden is not None:
-            r.hidden.write(pos, hidden)
+            r.hidden.write(pos, hidden, start=starts[0])
         verdicts = verify(seqs, logits, drafts)
         t2 = self.clock()
         accepted = [v.accepted for v in verdicts]

@@ -50,11 +50,13 @@ class HiddenStore:
     def __init__(self, slots: int, capacity: int, hidden: int, dtype: torch.dtype, device: torch.device | str):
         self.buf = torch.zeros(slots, capacity, hidden, dtype=dtype, device=device)
 
-    def write(self, positions: torch.Tensor, hidden: torch.Tensor, row0: int = 0) -> None:
-        """hidden (B, T, H) at positions (B, T) of slots row0..row0+B-1, each row's positions contiguous."""
+    def write(self, positions: torch.Tensor, hidden: torch.Tensor, row0: int = 0, start: int = -1) -> None:
+        """hidden (B, T, H) at positions (B, T) of slots row0..row0+B-1, each row's positions contiguous;
+        with one row, `start` (its first position, when the caller knows it) saves a host read."""
         b, t = positions.shape
         if b == 1:  # a slice write is several times cheaper than an indexed one
-            start = int(positions[0, 0])
+            if start < 0:
+                start = int(positions[0, 0])
             self.buf[row0, start:start + t] = hidden[0]
             return
         rows = row0 + torch.arange(b, device=positions.device)[:, None].expand(b, t)  # (B, T)
