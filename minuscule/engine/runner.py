@@ -34,12 +34,12 @@ class Pass:
     row0: int
     span: int  # keys 0..span-1 are read
     start: int  # first position of a single row (-1 for several rows)
-    mask: torch.Tensor | None  # (B, 1, T, span) bool, or None for the reference decoder's own calls
+    mask: torch.Tensor | None  # (B, 1, T, span) additive (0 or -inf), or None for the reference decoder's own calls
     causal: bool = False
 
     @classmethod
     def build(cls, positions: torch.Tensor, row0: int = 0, key_floor: int = 0,
-              gaps: torch.Tensor | None = None) -> Pass:
+              gaps: torch.Tensor | None = None, dtype: torch.dtype = torch.float32) -> Pass:
         b, t = positions.shape
         ends = positions[:, [0, -1]].tolist()  # one host read: first and last position of each row
         span = max(last for _, last in ends) + 1
@@ -53,7 +53,10 @@ class Pass:
         if gaps is not None:
             lo, hi = gaps[:, 0, None, None], gaps[:, 1, None, None]  # (B, 1, 1)
             mask &= (key_pos <= lo) | (key_pos >= hi)
-        return cls(positions, row0, span, start, mask.unsqueeze(1))
+        # Additive in the activations' dtype: attention would convert a boolean mask in every layer
+        # (same result, bit for bit).
+        bias = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill_(~mask, float("-inf"))
+        return cls(positions, row0, span, start, bias.unsqueeze(1))
 
 
 def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
@@ -116,7 +119,7 @@ class Runner:
         m = self.model
         x = m.embed(ids, image_embeds) if prompt else m.model.embed_tokens(ids)
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
-        ps = Pass.build(positions, row0)
+        ps = Pass.build(positions, row0, dtype=x.dtype)
         for i, layer in enumerate(m.model.layers):
             x = _layer(layer, x, cos, sin, self.kv, i, ps)
         hidden = m.model.norm(x)
@@ -139,7 +142,7 @@ class Runner:
         te = m.model.embed_tokens(token_ids)
         x = head.eh_proj(torch.cat([head.enorm(te), head.hnorm(prev_hidden)], dim=-1))
         cos, sin = rope_cos_sin(positions, m.cfg.head_dim, m.cfg.rope_theta, x.dtype)
-        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, Pass.build(positions, row0, 1, gaps))
+        out = _layer(head.mtp_block, x, cos, sin, self.draft_kv, 0, Pass.build(positions, row0, 1, gaps, x.dtype))
         b = out.shape[0]
         if pick is None:
             sel = out[:, -1]  # (B, H)
