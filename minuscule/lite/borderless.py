@@ -7,7 +7,7 @@ import statistics
 
 from minuscule.documents.pdf import chars_text, word_runs
 from minuscule.documents.types import TextLine
-from minuscule.lite.blocks import BULLET, NUMBERED, group_rows
+from minuscule.lite.blocks import BULLET, CAPTION, NUMBERED, group_rows
 from minuscule.lite.tables import Cell, Table
 
 MIN_ROWS = 3  # rows with several pieces; fewer are more often equation numbers or labels than a table
@@ -48,19 +48,20 @@ def _is_list_row(row: list[TextLine]) -> bool:
 
 
 def _gaps(row_sets: list[list[TextLine]], em: float) -> list[tuple[float, float]]:
-    """Column gaps: strips no piece crosses, or narrower strips no word crosses where the words of the
-    next column start (or of the previous one end) at one x, as cells with little padding do."""
+    """Column gaps: strips no piece crosses, or narrower strips no word crosses where the next column's
+    words start (or the previous column's words end) right at the strip in most rows, as cells with
+    little padding do. "Right at" allows half an em: OCR letter boxes are only roughly placed."""
     gaps = _free([(ln.bbox[0], ln.bbox[2]) for row in row_sets for ln in row], 0.8 * em)
-    words = [w for row in row_sets for ln in row for w in _words(ln)]
-    if not words:
+    rows = [[w for ln in row for w in _words(ln)] for row in row_sets]
+    if not any(rows):
         return gaps
     need = max(2, (len(row_sets) + 1) // 2)
-    tol = 0.15 * em
-    for a, b in _free(words, 0.2 * em):
+    near = 0.5 * em
+    for a, b in _free([w for row in rows for w in row], 0.2 * em):
         if any(min(b, g1) > max(a, g0) for g0, g1 in gaps):
             continue
-        starts = sum(1 for w in words if abs(w[0] - b) <= tol)
-        ends = sum(1 for w in words if abs(w[1] - a) <= tol)
+        starts = sum(1 for row in rows if any(b <= w[0] <= b + near for w in row))
+        ends = sum(1 for row in rows if any(a - near <= w[1] <= a for w in row))
         if starts >= need or ends >= need:
             gaps.append((a, b))
     return sorted(gaps)
@@ -84,7 +85,9 @@ def _words(line: TextLine) -> list[tuple[float, float]]:
 def _table(rows: list[list[TextLine]], i: int, j: int) -> tuple[int, Table] | None:
     run = rows[i:j]
     em = statistics.median(ln.size for row in run for ln in row) or 1.0
-    gaps = _gaps(run, em)
+    # A centred header word wider than its column's numbers may bridge a gap: with enough rows, the
+    # gaps come from the rows below the first, and the first row's words are assigned by their centres.
+    gaps = _gaps(run[1:] if len(run) >= 4 else run, em)
     if not gaps:
         return None
     x0 = min(ln.bbox[0] for row in run for ln in row)
@@ -97,7 +100,7 @@ def _table(rows: list[list[TextLine]], i: int, j: int) -> tuple[int, Table] | No
     if i > 0 and len(rows[i - 1]) <= len(seps) + 1:
         head = rows[i - 1]
         gap = run[0][0].bbox[1] - max(ln.bbox[3] for ln in head)
-        if gap < 1.5 * em and all(ln.chars for ln in head) and len(_split(head, seps)) >= 2:
+        if gap < 1.5 * em and all(ln.chars for ln in head) and len(_split(head, seps)) >= 2 and not is_caption(head):
             start = i - 1
     table_rows = [_split(row, seps) for row in rows[start:j]]
     n_cols = len(seps) + 1
@@ -137,3 +140,10 @@ def _split(row: list[TextLine], seps: list[float]) -> dict[int, tuple[str, bool,
 
 def _column(x: float, seps: list[float]) -> int:
     return sum(1 for s in seps if x > s)
+
+
+def is_caption(row: list[TextLine]) -> bool:
+    """A caption or a sentence above a table is not its header row."""
+    text = " ".join(ln.text for ln in sorted(row, key=lambda ln: ln.bbox[0])).strip()
+    return bool(CAPTION.match(text)) or text.endswith(".")
+

@@ -9,7 +9,7 @@ from typing import Iterable, Iterator
 from minuscule.documents.pdf import SOFT_HYPHEN
 from minuscule.documents.types import Block, Page, PageResult, Rule, TextLine
 from minuscule.lite.blocks import Style, attach_bullets, column_blocks, merge_blocks, rows_of
-from minuscule.lite.borderless import split_tables
+from minuscule.lite.borderless import is_caption, split_tables
 from minuscule.lite.deskew import deskew
 from minuscule.lite.furniture import find_furniture
 from minuscule.lite.image_rules import detect_rules
@@ -110,7 +110,7 @@ def _headers_to_tables(regions: list[list]) -> list[list]:
         x0, x1 = min(it.bbox[0] for it in below), max(it.bbox[2] for it in below)
         if (len(first_row) >= 2 and 0 <= top - last.bbox[3] < 1.5 * em
                 and last.bbox[0] >= x0 - em and last.bbox[2] <= x1 + em
-                and sum(1 for ln in lines if ln.bbox[3] > last.bbox[1]) == 1):
+                and sum(1 for ln in lines if ln.bbox[3] > last.bbox[1]) == 1 and not is_caption([last])):
             above.remove(last)
             below.insert(0, last)
     return [r for r in regions if r]
