@@ -7,6 +7,7 @@ import statistics
 from dataclasses import dataclass, field, replace
 
 from minuscule.documents.pdf import SOFT_HYPHEN
+from minuscule.lite.hyphens import keep_hyphen
 from minuscule.documents.types import BBox, Block, TextLine
 
 BULLET = re.compile(r"^([•◦▪▫‣∙●○■□►▸–—*·-])\s+")
@@ -140,14 +141,18 @@ def attach_bullets(lines: list[TextLine], marks: list[BBox]) -> list[TextLine]:
 
 def join_lines(texts: list[str]) -> str:
     """Join the lines of a paragraph. A hyphen at a line break goes when the next line starts in lower
-    case ("sta-" + "tion"); before a capital it stays, without a space ("well-" + "Known")."""
+    case ("sta-" + "tion") unless the two halves make a hyphenated compound ("task-" + "force"); before
+    a capital it stays, without a space ("well-" + "Known")."""
     out = ""
     for t in texts:
         t = t.strip()
         if not t:
             continue
         if out.endswith(("-", SOFT_HYPHEN)) and len(out) > 1 and out[-2].isalpha():
-            out = (out[:-1] if t[:1].islower() else out[:-1] + "-") + t
+            joined = t[:1].islower() and not keep_hyphen(out[:-1], t)
+            out = (out[:-1] if joined else out[:-1] + "-") + t
+        elif out.endswith("-") and len(out) > 1 and out[-2].isdigit() and t[:1].isdigit():
+            out += t  # a range broken after its dash: "12-" + "15"
         else:
             out = f"{out} {t}" if out else t
     return out
