@@ -99,9 +99,10 @@ def _wordy(text: str) -> bool:
 
 
 def _title_like(text: str) -> bool:
-    """Short, starts with a capital or a number, no sentence break inside and no trailing comma/hyphen."""
+    """Short, starts with a capital or a number, no sentence break inside, no trailing comma, and no
+    trailing hyphen unless the word before it is capitalised (a title's compound wrapping: "Task-")."""
     return (len(text) <= 80 and (text[:1].isupper() or text[:1].isdigit()) and ". " not in text.rstrip(".")
-            and not re.search(r"[,;\-]$", text))
+            and not re.search(r"[,;]$", text) and not re.search(r"(^|[\s-])[^\sA-Z][^\s-]*-$", text))
 
 
 def group_rows(lines: list[TextLine]) -> list[list[TextLine]]:
@@ -177,10 +178,18 @@ def column_blocks(rows: list[Row], style: Style) -> list[Block]:
                     and 0 < pitch <= 1.6 * max(rows[i].size, rows[i + 1].size) and (i == 0 or row_kinds[i - 1] != "text"
                                                           or rows[i].bbox[1] - rows[i - 1].bbox[3] > 0.5 * rows[i].size)):
                 row_kinds[i] = nxt
+        for i in range(1, len(rows)):  # and a heading broken after a hyphen continues on the next line
+            pitch = rows[i].bbox[1] - rows[i - 1].bbox[1]
+            if (row_kinds[i] == "text" and row_kinds[i - 1].startswith("h") and rows[i - 1].text.rstrip().endswith("-")
+                    and 0 < pitch <= 1.6 * max(rows[i].size, rows[i - 1].size) and len(rows[i].text) <= 60):
+                row_kinds[i] = row_kinds[i - 1]
     groups: list[list[Row]] = []
     kinds: list[str] = []
     for i, row in enumerate(rows):
         kind = row_kinds[i]
+        if (i and kinds and kind.startswith("h") and kinds[-1].startswith("h") and kind != kinds[-1]
+                and abs(row.size - rows[i - 1].size) <= 0.1 * max(row.size, rows[i - 1].size)):
+            kind = kinds[-1]  # two lines of one heading whose sizes straddle a level boundary
         if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, (left, right), usual_gap, style):
             groups[-1].append(row)
             continue
@@ -216,7 +225,9 @@ def _starts_new(prev: Row, row: Row, prev_kind: str, kind: str, span: tuple[floa
     if kind.startswith("h"):
         # A heading wrapped over two lines stays one. The font size, not the box, sets the scale: a
         # short last line without descenders ("Set") has a box well under the size.
-        return gap > 0.6 * max(row.bbox[3] - row.bbox[1], row.size)
+        scale = max(row.bbox[3] - row.bbox[1], row.size, prev.bbox[3] - prev.bbox[1], prev.size)
+        # OCR boxes of one heading's lines differ in height with their letters, so allow more there.
+        return gap > (0.8 if style.factor >= 1.3 else 0.6) * scale
     if gap > max(usual_gap * 1.5, usual_gap + 0.35 * em):
         return True
     if prev_kind == "item":

@@ -48,14 +48,16 @@ class LiteEngine:
             started.append(time.perf_counter())
         marks = find_furniture([(lines, page.height) for (lines, _, _), page in zip(read, pages)])
         # One typography for the whole document (per source), so that heading levels agree across pages.
-        styles = {src: Style.of([ln for (lines, s, _), m in zip(read, marks) if s == src
-                                 for k, ln in enumerate(lines) if k not in m], factor=1.15 if src == "text-layer" else 1.3)
-                  for src in {s for _, s, _ in read}}
+        # OCR box heights depend on each page's scan (blur grows them), so scanned pages get their own.
+        doc_style = Style.of([ln for (lines, s, _), m in zip(read, marks) if s == "text-layer"
+                              for k, ln in enumerate(lines) if k not in m], factor=1.15)
         for i, page in enumerate(pages):
             t0 = time.perf_counter()
             lines, source, ocr_s = read[i]
             rules, angle = scanned.get(i, (page.text_layer.rules if page.text_layer else [], 0.0))
-            result = self._layout(page, lines, marks[i], styles[source], rules)
+            style = doc_style if source == "text-layer" else Style.of(
+                [ln for k, ln in enumerate(lines) if k not in marks[i]], factor=1.3)
+            result = self._layout(page, lines, marks[i], style, rules)
             result.seconds = (started[i + 1] - started[i]) + (time.perf_counter() - t0)
             result.stats = {"source": source, "lines": len(lines), "ocr_seconds": round(ocr_s, 3)}
             if source == "ocr":

@@ -13,6 +13,9 @@ MAX_GAP_EM = 3.0
 # together span exactly what another line of the same column spans.
 MAX_JUSTIFIED_GAP_EM = 8.0
 ALIGN_EM = 0.4
+# Only lines this near (above or below) can anchor a piece: a table's column far up the page says
+# nothing about a heading's word gap.
+NEAR_EM = 6.0
 
 
 def rejoin_lines(lines: list[TextLine], size_tol: float = 0.2) -> list[TextLine]:
@@ -79,8 +82,9 @@ def _anchored(lines: list[TextLine], alive: list[bool], i: int, j: int) -> bool:
     a, b = lines[i], lines[j]
     tol = ALIGN_EM * max(_em(a), _em(b))
     centre = (b.bbox[0] + b.bbox[2]) / 2
+    reach = NEAR_EM * max(_em(a), _em(b))
     for k, c in enumerate(lines):
-        if k in (i, j) or not alive[k] or _same_row(c, b):
+        if k in (i, j) or not alive[k] or _same_row(c, b) or c.bbox[1] > b.bbox[3] + reach or c.bbox[3] < b.bbox[1] - reach:
             continue
         if abs(c.bbox[0] - b.bbox[0]) <= tol or abs((c.bbox[0] + c.bbox[2]) / 2 - centre) <= tol:
             return True
