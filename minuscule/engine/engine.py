@@ -118,18 +118,7 @@ class Engine:
         running = len(self.scheduler.running)
         k = self.adaptive.choose(running) if self.adaptive is not None and running else self.kmax
         plan = self.scheduler.schedule(k + 1)
-        outputs = []
-        for i, (rid, slot) in enumerate(plan.admitted):
-            try:
-                outputs.append(self._prefill(rid, slot))
-            except Exception:
-                # The failing request leaves; newcomers after it go back to the queue untouched.
-                later = [self._pending[r] for r, _ in plan.admitted[i + 1:]]
-                for r, _ in reversed(plan.admitted[i:]):
-                    self.abort(r)
-                for req in later:
-                    self.add_request(req)
-                raise
+        outputs = self._prefill(list(plan.admitted)) if plan.admitted else []
         if plan.decode:
             outputs += self._decode(list(plan.decode), plan.width - 1)
         for out in outputs:
@@ -165,7 +154,31 @@ class Engine:
         stats = seq.stats() if seq.finish is not None else {}
         return RequestOutput(seq.request_id, list(seq.generated), new, seq.finish, stats)
 
-    def _prefill(self, rid: str, slot: int) -> RequestOutput:
+    def _prefill(self, admitted: list[tuple[str, int]]) -> list[RequestOutput]:
+        """Newcomers (in consecutive slots): the vision encoder for each, then their prompts in one
+        padded target pass, or one pass each when padding would be most of the batched one.
+
+        A request whose vision encoding fails leaves and the newcomers after it go back to the
+        queue untouched (those before it are prefilled, then the error propagates); when a target
+        pass fails, the requests of that pass leave.
+        """
+        ready: list[tuple[Sequence, int, torch.Tensor | None]] = []
+        for i, (rid, slot) in enumerate(admitted):
+            try:
+                ready.append(self._encode(rid, slot))
+            except Exception:
+                later = [self._pending[r] for r, _ in admitted[i + 1:]]
+                try:
+                    self._prefill_passes(ready)  # their first tokens stay in their sequences
+                finally:
+                    for r, _ in reversed(admitted[i:]):
+                        self.abort(r)
+                    for req in later:
+                        self.add_request(req)
+                raise
+        return self._prefill_passes(ready)
+
+    def _encode(self, rid: str, slot: int) -> tuple[Sequence, int, torch.Tensor | None]:
         req = self._pending.pop(rid)
         guards = req.params.guards
         seq = self.seqs[rid] = Sequence(req, GuardState(guards) if guards is not None else None)
@@ -177,24 +190,67 @@ class Engine:
         elif embeds is not None:
             embeds = embeds.to(r.device, r.dtype)
         t1 = self.clock()
-        ids = torch.tensor([seq.tokens], dtype=torch.long, device=r.device)  # (1, P)
-        pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
-        logits, hidden = r.target(ids, pos, row0=slot, image_embeds=embeds, prompt=True, last_only=True)
-        if r.hidden is not None:
-            r.hidden.write(pos, hidden, row0=slot, start=0)
-        row = logits[0, -1]
-        tok = choose(seq, row, int(row.argmax()))
-        seq.commit(tok)
-        st = self.stats
-        t2 = self.clock()
         seq.seconds["vision"] = t1 - t0
-        seq.seconds["prefill"] = t2 - t1
-        st.seconds["vision"] += t1 - t0
-        st.seconds["prefill"] += t2 - t1
-        st.prefill_tokens += seq.prompt_len
-        st.generated += 1
-        st.requests += 1
-        return self._output(seq, [tok])
+        self.stats.seconds["vision"] += t1 - t0
+        return seq, slot, embeds
+
+    def _prefill_passes(self, ready: list[tuple[Sequence, int, torch.Tensor | None]]) -> list[RequestOutput]:
+        lens = [seq.prompt_len for seq, _, _ in ready]
+        if len(ready) > 1 and len(ready) * max(lens) <= 2 * sum(lens):
+            groups = [ready]
+        else:
+            groups = [[one] for one in ready]
+        outputs = []
+        for group in groups:
+            try:
+                outputs += self._prefill_pass(group)
+            except Exception:
+                for seq, _, _ in reversed(group):
+                    self.abort(seq.request_id)
+                raise
+        return outputs
+
+    def _prefill_pass(self, group: list[tuple[Sequence, int, torch.Tensor | None]]) -> list[RequestOutput]:
+        """One target pass over the prompts of consecutive slots, right-padded to the longest: the
+        padding sits past each row's prompt, where the cache is rewritten before it is read."""
+        r = self.runner
+        seqs = [seq for seq, _, _ in group]
+        row0 = group[0][1]
+        t0 = self.clock()
+        if len(group) == 1:
+            seq, _, embeds = group[0]
+            ids = torch.tensor([seq.tokens], dtype=torch.long, device=r.device)  # (1, P)
+            pos = torch.arange(seq.prompt_len, device=r.device)[None]  # (1, P)
+            logits, hidden = r.target(ids, pos, row0=row0, image_embeds=embeds, prompt=True, last_only=True)
+            rows = [logits[0, -1]]
+        else:
+            t = max(seq.prompt_len for seq in seqs)
+            cfg = self.model.cfg
+            pad = cfg.pad_token_id if cfg.pad_token_id != cfg.image_token_id else 0
+            ids = torch.tensor([seq.tokens + [pad] * (t - seq.prompt_len) for seq in seqs], dtype=torch.long,
+                               device=r.device)  # (B, T)
+            pos = torch.arange(t, device=r.device)[None].expand(len(seqs), t)  # (B, T)
+            feats = [e.reshape(-1, cfg.hidden_size) for _, _, e in group if e is not None]
+            embeds = torch.cat(feats) if feats else None  # row by row, as the placeholders are ordered
+            last = torch.tensor([seq.prompt_len - 1 for seq in seqs], device=r.device)
+            logits, hidden = r.target(ids, pos, row0=row0, image_embeds=embeds, prompt=True, pick=last)
+            rows = list(logits[:, 0])
+        if r.hidden is not None:
+            r.hidden.write(pos, hidden, row0=row0, start=0)
+        st = self.stats
+        outputs = []
+        for seq, row in zip(seqs, rows):
+            tok = choose(seq, row, int(row.argmax()))
+            seq.commit(tok)
+            st.prefill_tokens += seq.prompt_len
+            st.generated += 1
+            st.requests += 1
+            outputs.append((seq, tok))
+        t1 = self.clock()
+        st.seconds["prefill"] += t1 - t0
+        for seq in seqs:
+            seq.seconds["prefill"] = (t1 - t0) / len(seqs)
+        return [self._output(seq, [tok]) for seq, tok in outputs]
 
     def _decode(self, rids: list[str], k: int) -> list[RequestOutput]:
         seqs = [self.seqs[rid] for rid in rids]

@@ -45,9 +45,14 @@ class Pass:
         span = max(last for _, last in ends) + 1
         start = ends[0][0] if b == 1 else -1
         # One row from position 0, or one token after a full prefix: the exact calls the reference
-        # decoder makes, so that a single request reproduces plain decoding bit for bit.
-        if b == 1 and key_floor == 0 and gaps is None and (start == 0 or t == 1):
-            return cls(positions, row0, span, start, None, causal=start == 0 and t > 1)
+        # decoder makes, so that a single request reproduces plain decoding bit for bit. Rows that
+        # all start at position 0 (prompts, right-padded) are causal too: every key they read is
+        # written by this pass.
+        if key_floor == 0 and gaps is None:
+            if b == 1 and (start == 0 or t == 1):
+                return cls(positions, row0, span, start, None, causal=start == 0 and t > 1)
+            if b > 1 and t > 1 and all(first == 0 for first, _ in ends):
+                return cls(positions, row0, span, start, None, causal=True)
         key_pos = torch.arange(span, device=positions.device)
         mask = (key_pos <= positions[:, :, None]) & (key_pos >= key_floor)  # (B, T, span)
         if gaps is not None:
@@ -110,8 +115,9 @@ class Runner:
 
     def target(self, ids: torch.Tensor, positions: torch.Tensor, row0: int = 0,
                image_embeds: torch.Tensor | None = None, prompt: bool = False,
-               last_only: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+               last_only: bool = False, pick: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """ids, positions (B, T) for slots row0.. → (fp32 logits (B, T or 1, V), post-norm hidden (B, T, H)).
+        Logits only at the last column with `last_only`, or at column pick[b] of each row with `pick` (B,).
 
         Only a prompt's `<image>` ids are placeholders for image embeddings; a generated or drafted
         id that happens to equal it is an ordinary token.
@@ -123,7 +129,10 @@ class Runner:
         for i, layer in enumerate(m.model.layers):
             x = _layer(layer, x, cos, sin, self.kv, i, ps)
         hidden = m.model.norm(x)
-        h = hidden[:, -1:] if last_only else hidden
+        if pick is not None:
+            h = hidden[torch.arange(hidden.shape[0], device=hidden.device), pick][:, None]  # (B, 1, H)
+        else:
+            h = hidden[:, -1:] if last_only else hidden
         return m.lm_head(h).float(), hidden
 
     # -- FastMTP draft -----------------------------------------------------------------------

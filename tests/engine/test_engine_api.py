@@ -43,6 +43,25 @@ def test_image_embeddings_and_placeholder_ids(varied_model, nano_cfg):
         eng.generate([Request("j", prompt, SamplingParams(max_tokens=2))])
 
 
+@pytest.mark.parametrize("spec", [SpecConfig(), SpecConfig("fastmtp", k=2)])
+def test_batched_prefill_with_images_and_padding(varied_model, nano_cfg, spec):
+    """Newcomers admitted together share one right-padded prompt pass (image rows and text-only
+    rows mixed, different lengths); each comes out as it does alone."""
+    img = nano_cfg.image_token_id
+    g = torch.Generator().manual_seed(1)
+    reqs = [("a", [5, img, img, img, 9, 11, 40, 41, 42], 3), ("b", [7, 8, 9, 10, 12, 13, 14], 0),
+            ("c", [6, img, img, 20, 21, 22, 23, 24, 25, 26], 2), ("d", [30, 31, 32, 33, 34, 35], 0)]
+    requests = [Request(rid, p, SamplingParams(max_tokens=12),
+                        image_embeds=torch.randn(n, nano_cfg.hidden_size, generator=g) if n else None)
+                for rid, p, n in reqs]
+    eng = Engine(varied_model, EngineConfig(max_batch=4, max_len=64, spec=spec))
+    together = [o.token_ids for o in eng.generate(requests)]
+    assert eng.stats.requests == 4
+    alone = [Engine(varied_model, EngineConfig(max_batch=1, max_len=64, spec=spec)).generate([r])[0].token_ids
+             for r in requests]
+    assert together == alone
+
+
 def test_limits_and_duplicates(varied_model, prompts):
     eng = Engine(varied_model, EngineConfig(max_batch=1, max_len=40, spec=SpecConfig("ngram", k=3)))
     with pytest.raises(ValueError, match="exceeds max_len"):
