@@ -7,6 +7,7 @@ from minuscule.documents.types import Char, TextLine
 from minuscule.lite.borderless import split_tables
 from minuscule.lite.engine import _headers_to_tables
 from minuscule.lite.tables import Table
+from lite_lines import letter_chars
 
 SIZE = 10.0
 ADV = 5.0  # fixed advance; letter boxes touch, so only space_before or a gap marks a word start
@@ -20,14 +21,7 @@ COLS = [100.0, 143.0, 198.0, 253.0]
 
 
 def chars(text: str, x: float, y0: float, bold: bool = False) -> list[Char]:
-    out, space = [], False
-    for ch in text:
-        if ch == " ":
-            x, space = x + ADV, True
-            continue
-        out.append(Char(ch, (x, y0, x + ADV, y0 + SIZE), SIZE, bold=bold, space_before=space))
-        x, space = x + ADV, False
-    return out
+    return letter_chars(text, x, y0, SIZE, ADV, bold)
 
 
 def piece(cs: list[Char], bold: bool = False) -> TextLine:

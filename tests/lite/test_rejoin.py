@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from minuscule.documents.types import Char, TextLine
 from minuscule.lite.rejoin import rejoin_lines
+from lite_lines import letter_chars
 
 
 def piece(text: str, x0: float, y0: float, size: float = 10.0, adv: float | None = None, bold: bool = False) -> TextLine:
     """A text-layer line piece: one Char per letter with a fixed advance (0.5 em unless given); a space
     advances too and sets space_before on the next letter."""
     adv = 0.5 * size if adv is None else adv
-    chars, x, space = [], x0, False
-    for ch in text:
-        if ch == " ":
-            x, space = x + adv, True
-            continue
-        chars.append(Char(ch, (x, y0, x + adv, y0 + size), size, bold=bold, space_before=space))
-        x, space = x + adv, False
+    chars = letter_chars(text, x0, y0, size, adv, bold)
+    x = x0 + adv * len(text)
     return TextLine(text, (x0, y0, x, y0 + size), size, bold=bold, chars=tuple(chars))
 
 
