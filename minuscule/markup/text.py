@@ -59,9 +59,14 @@ def normalize_cached(text: str) -> str:
     return normalize_text(text)
 
 
+# CPython's re treats a char as \w exactly when str.isalnum() holds or it is "_"; deleting the rest in
+# C is several times faster than testing each char in Python (scoring calls this for every test).
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def alnum_count(text: str) -> int:
     """Number of characters for which str.isalnum() holds."""
-    return sum(1 for c in text if c.isalnum())
+    return len(_NOT_ALNUM.sub("", text))
 
 
 def trailing_repeats(text: str, max_ngram: int = 5) -> list[int]:

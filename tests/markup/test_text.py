@@ -30,6 +30,11 @@ def test_case_is_kept():
 
 def test_alnum_count():
     assert alnum_count("a1 -- é!") == 3
+
+
+def test_alnum_count_agrees_with_isalnum_on_every_code_point():
+    chars = [chr(c) for c in range(0x110000) if not 0xD800 <= c <= 0xDFFF]
+    assert [alnum_count(c) for c in chars] == [int(c.isalnum()) for c in chars]
     assert alnum_count("   \n") == 0
 
 
