@@ -22,9 +22,10 @@ class SlotCache:
         self.capacity = capacity
 
     def write(self, layer: int, positions: torch.Tensor, k: torch.Tensor, v: torch.Tensor, span: int,
-              row0: int = 0, start: int = -1) -> tuple[torch.Tensor, torch.Tensor]:
+              row0: int = 0, start: int = -1, rows: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
         """Store k/v (B, H, T, D) of slots row0..row0+B-1 at `positions` (B, T); return those slots'
-        keys/values (B, H, span, D). With one row, `start` is its first position (contiguous)."""
+        keys/values (B, H, span, D). With one row, `start` is its first position (contiguous); with
+        several, `rows` (B, T) may give their slot indices (a pass builds them once for all layers)."""
         b, t = positions.shape
         if b == 1:  # one row: a slice write is cheapest
             if start < 0:
@@ -32,7 +33,8 @@ class SlotCache:
             self.keys[layer][row0:row0 + 1, :, start:start + t] = k
             self.values[layer][row0:row0 + 1, :, start:start + t] = v
         else:
-            rows = row0 + torch.arange(b, device=positions.device)[:, None].expand(b, t)  # (B, T)
+            if rows is None:
+                rows = row0 + torch.arange(b, device=positions.device)[:, None].expand(b, t)  # (B, T)
             # Advanced indices on dims 0 and 2 put (B, T) first: (B, T, H, D) targets.
             self.keys[layer][rows, :, positions] = k.transpose(1, 2)
             self.values[layer][rows, :, positions] = v.transpose(1, 2)

@@ -36,6 +36,7 @@ class Pass:
     start: int  # first position of a single row (-1 for several rows)
     mask: torch.Tensor | None  # (B, 1, T, span) additive (0 or -inf), or None for the reference decoder's own calls
     causal: bool = False
+    rows: torch.Tensor | None = None  # (B, T) slot of each entry, for cache writes of several rows
 
     @classmethod
     def build(cls, positions: torch.Tensor, row0: int = 0, key_floor: int = 0,
@@ -44,6 +45,7 @@ class Pass:
         ends = positions[:, [0, -1]].tolist()  # one host read: first and last position of each row
         span = max(last for _, last in ends) + 1
         start = ends[0][0] if b == 1 else -1
+        rows = row0 + torch.arange(b, device=positions.device)[:, None].expand(b, t) if b > 1 else None
         # One row from position 0, or one token after a full prefix: the exact calls the reference
         # decoder makes, so that a single request reproduces plain decoding bit for bit. Rows that
         # all start at position 0 (prompts, right-padded) are causal too: every key they read is
@@ -52,7 +54,7 @@ class Pass:
             if b == 1 and (start == 0 or t == 1):
                 return cls(positions, row0, span, start, None, causal=start == 0 and t > 1)
             if b > 1 and t > 1 and all(first == 0 for first, _ in ends):
-                return cls(positions, row0, span, start, None, causal=True)
+                return cls(positions, row0, span, start, None, causal=True, rows=rows)
         key_pos = torch.arange(span, device=positions.device)
         mask = (key_pos <= positions[:, :, None]) & (key_pos >= key_floor)  # (B, T, span)
         if gaps is not None:
@@ -61,7 +63,7 @@ class Pass:
         # Additive in the activations' dtype: attention would convert a boolean mask in every layer
         # (same result, bit for bit).
         bias = torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill_(~mask, float("-inf"))
-        return cls(positions, row0, span, start, bias.unsqueeze(1))
+        return cls(positions, row0, span, start, bias.unsqueeze(1), rows=rows)
 
 
 def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor, cache: SlotCache,
@@ -73,7 +75,7 @@ def _attend(layer: DecoderLayer, x: torch.Tensor, cos: torch.Tensor, sin: torch.
     k = attn.k_proj(x).view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)
     v = attn.v_proj(x).view(b, t, attn.num_heads, attn.head_dim).transpose(1, 2)
     q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-    keys, values = cache.write(index, ps.positions, k, v, ps.span, ps.row0, ps.start)
+    keys, values = cache.write(index, ps.positions, k, v, ps.span, ps.row0, ps.start, ps.rows)
     if ps.mask is None:
         out = F.scaled_dot_product_attention(q, keys, values, is_causal=ps.causal)
     else:

@@ -46,7 +46,8 @@ def verify(seqs: list[Sequence], logits: torch.Tensor, drafts: list[list[int]]) 
         tokens: list[int] = []
         accepted = 0
         for j in range(len(d) + 1):
-            tok = choose(seq, logits[b, j], argmax[b][j])
+            # Without guards the choice is the argmax (no logits row to slice out).
+            tok = argmax[b][j] if seq.guards is None else choose(seq, logits[b, j], argmax[b][j])
             tokens.append(tok)
             if j < len(d) and d[j] == tok:
                 accepted += 1
