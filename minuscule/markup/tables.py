@@ -9,7 +9,7 @@ row and first column count as headings. In HTML, `<th>` cells and cells under `<
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from minuscule.markup.html import Element, parse_html
@@ -35,14 +35,33 @@ class TableGrid:
     spans: dict[Pos, tuple[int, int]]  # (rowspan, colspan) as placed
     headings: frozenset[Pos]
     occupancy: tuple[tuple[Pos | None, ...], ...]
-    up: dict[Pos, frozenset[Pos]]
-    down: dict[Pos, frozenset[Pos]]
-    left: dict[Pos, frozenset[Pos]]
-    right: dict[Pos, frozenset[Pos]]
     source: str  # "html" or "markdown"
     # A row span cut short by a later overlapping cell still claims rows past the grid's end.
     # The published parser raises on such a table, which fails every table test of the page.
     overrun: bool = False
+    # Neighbour maps, built on first use: scoring parses every table but asks about a few cells.
+    _relations: dict = field(default_factory=dict, init=False, repr=False, compare=False)
+
+    @property
+    def up(self) -> dict[Pos, frozenset[Pos]]:
+        return self._relation("up")
+
+    @property
+    def down(self) -> dict[Pos, frozenset[Pos]]:
+        return self._relation("down")
+
+    @property
+    def left(self) -> dict[Pos, frozenset[Pos]]:
+        return self._relation("left")
+
+    @property
+    def right(self) -> dict[Pos, frozenset[Pos]]:
+        return self._relation("right")
+
+    def _relation(self, name: str) -> dict[Pos, frozenset[Pos]]:
+        if not self._relations:
+            self._relations.update(_neighbours(self.cells, self.spans, self.occupancy))
+        return self._relations[name]
 
     @property
     def n_rows(self) -> int:
@@ -147,6 +166,16 @@ def build_grid(rows: list[list[CellSpec]], source: str = "html") -> TableGrid | 
     grid = tuple(tuple((line + [None] * width)[:width]) for line in occupancy)
     height = len(grid)
 
+    overrun = any(r0 + rowspan > height for (r0, _), (rowspan, _) in spans.items())
+    return TableGrid(cells=cells, spans=spans, headings=frozenset(headings), occupancy=grid, source=source,
+                     overrun=overrun)
+
+
+def _neighbours(cells: dict[Pos, str], spans: dict[Pos, tuple[int, int]],
+                grid: tuple[tuple[Pos | None, ...], ...]) -> dict[str, dict[Pos, frozenset[Pos]]]:
+    """For each cell, the nearest other cell up, down, left and right of every slot it covers."""
+    height = len(grid)
+    width = len(grid[0]) if grid else 0
     up: dict[Pos, set[Pos]] = {k: set() for k in cells}
     down: dict[Pos, set[Pos]] = {k: set() for k in cells}
     left: dict[Pos, set[Pos]] = {k: set() for k in cells}
@@ -173,21 +202,8 @@ def build_grid(rows: list[list[CellSpec]], source: str = "html") -> TableGrid | 
                 hit = first(key, slots)
                 if hit is not None:
                     rel[key].add(hit)
-
-    overrun = any(r0 + rowspan > height for (r0, _), (rowspan, _) in spans.items())
-    freeze = lambda rel: {k: frozenset(v) for k, v in rel.items()}  # noqa: E731
-    return TableGrid(
-        cells=cells,
-        spans=spans,
-        headings=frozenset(headings),
-        occupancy=grid,
-        up=freeze(up),
-        down=freeze(down),
-        left=freeze(left),
-        right=freeze(right),
-        source=source,
-        overrun=overrun,
-    )
+    return {name: {k: frozenset(v) for k, v in rel.items()}
+            for name, rel in (("up", up), ("down", down), ("left", left), ("right", right))}
 
 
 def _span(value: str | None) -> int:
