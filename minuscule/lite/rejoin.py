@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import replace
 
 from minuscule.documents.types import TextLine
@@ -31,16 +32,44 @@ def rejoin_lines(lines: list[TextLine], size_tol: float = 0.2) -> list[TextLine]
     order = sorted(range(len(lines)), key=lambda i: (lines[i].bbox[1], lines[i].bbox[0]))
     out = list(lines)
     alive = [True] * len(lines)
+    beside = _beside(lines, order)
+    tops = [lines[i].bbox[1] for i in order]
+    tallest = max(ln.bbox[3] - ln.bbox[1] for ln in lines)
     for i in order:
         if not alive[i]:
             continue
         while True:
-            j = _right_neighbour(out, alive, i, size_tol)
-            if j is None or _anchored(out, alive, i, j):
+            j = _right_neighbour(out, alive, i, size_tol, beside[i])
+            if j is None or _anchored(out, alive, i, j, _near(order, tops, out[j], tallest)):
                 break
             out[i] = _join(out[i], out[j])
             alive[j] = False
+            beside[i] = beside[i] | beside[j]
     return [ln for ln, a in zip(out, alive) if a]
+
+
+def _beside(lines: list[TextLine], order: list[int]) -> list[set[int]]:
+    """For each line, the lines on its row (a sweep down the page: only lines that start above a line's
+    bottom can share its row)."""
+    out: list[set[int]] = [set() for _ in lines]
+    for k, i in enumerate(order):
+        a = lines[i]
+        for j in order[k + 1:]:
+            b = lines[j]
+            if b.bbox[1] >= a.bbox[3]:
+                break
+            if _same_row(a, b):
+                out[i].add(j)
+                out[j].add(i)
+    return out
+
+
+def _near(order: list[int], tops: list[float], b: TextLine, tallest: float) -> list[int]:
+    """Lines that start within NEAR_EM of b, above or below (by top edge, allowing for the tallest line)."""
+    reach = NEAR_EM * _em(b)
+    lo = bisect.bisect_left(tops, b.bbox[1] - reach - tallest)
+    hi = bisect.bisect_right(tops, b.bbox[3] + reach)
+    return order[lo:hi]
 
 
 def _em(line: TextLine) -> float:
@@ -52,10 +81,11 @@ def _same_row(a: TextLine, b: TextLine) -> bool:
     return overlap >= 0.6 * min(a.bbox[3] - a.bbox[1], b.bbox[3] - b.bbox[1])
 
 
-def _right_neighbour(lines: list[TextLine], alive: list[bool], i: int, size_tol: float) -> int | None:
+def _right_neighbour(lines: list[TextLine], alive: list[bool], i: int, size_tol: float, row: set[int]) -> int | None:
     a = lines[i]
     best = None
-    for j, b in enumerate(lines):
+    for j in row:
+        b = lines[j]
         if j == i or not alive[j] or not _same_row(a, b) or b.bbox[0] < a.bbox[2]:
             continue
         if best is None or b.bbox[0] < lines[best].bbox[0]:
@@ -78,12 +108,13 @@ def _spans_a_line(lines: list[TextLine], alive: list[bool], a: TextLine, b: Text
                for k, c in enumerate(lines))
 
 
-def _anchored(lines: list[TextLine], alive: list[bool], i: int, j: int) -> bool:
+def _anchored(lines: list[TextLine], alive: list[bool], i: int, j: int, near: list[int]) -> bool:
     a, b = lines[i], lines[j]
     tol = ALIGN_EM * max(_em(a), _em(b))
     centre = (b.bbox[0] + b.bbox[2]) / 2
     reach = NEAR_EM * max(_em(a), _em(b))
-    for k, c in enumerate(lines):
+    for k in near:
+        c = lines[k]
         if k in (i, j) or not alive[k] or _same_row(c, b) or c.bbox[1] > b.bbox[3] + reach or c.bbox[3] < b.bbox[1] - reach:
             continue
         if abs(c.bbox[0] - b.bbox[0]) <= tol or abs((c.bbox[0] + c.bbox[2]) / 2 - centre) <= tol:
