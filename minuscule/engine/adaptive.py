@@ -2,9 +2,10 @@
 
 Expected tokens per sequence step with K drafts is 1 + sum_{j<=K} prod_{i<=j} c_i, with c_i the
 running conditional acceptance of draft position i (a prior of one success in two tries). The cost
-of a step is measured, not modelled: the median of the last few decode times per sequence step
-for each (batch-size bucket, K) (a median, because on a shared CPU single steps can take several
-times their usual time), with unmeasured K interpolated linearly between measured ones.
+of a step is measured, not modelled: the least of the last few decode times per sequence step
+for each (batch-size bucket, K) (load from other processes on a shared CPU only ever adds time,
+often several times a step's usual time, and the least recovers first when a burst of load ends),
+with unmeasured K interpolated linearly between measured ones.
 
 K=0 and Kmax are measured first in each bucket (twice: the first step of each is discarded as
 warm-up); afterwards the best K is taken, and drafting must beat K=0 by a small margin so that
@@ -12,7 +13,7 @@ measurement noise cannot tip a tie towards extra work. Speculation loses when ba
 (a verify pass of B*(K+1) tokens costs more than B) or acceptance is low; that is where K=0 wins.
 Every `probe` steps (16, doubling up to 1024 while the decision holds) one step runs another K,
 round robin, so that costs and acceptance stay current; a probe whose measured cost is high waits
-until that extra time is at most 1% of the decode time since the last probe. The decision itself
+until that extra time is at most 0.5% of the decode time since the last probe. The decision itself
 is recomputed every few steps only: on a tiny model a decode step takes well under a millisecond.
 
 A change of decision is confirmed before it is taken: the candidate runs one step, and the switch
@@ -24,14 +25,13 @@ trial that fails, the next recomputation waits twice as long (up to MAX_HOLD ste
 
 from __future__ import annotations
 
-import statistics
 from collections import deque
 
 WINDOW = 7  # recent samples per (bucket, K)
 MARGIN = 1.05  # K > 0 must promise this much more throughput than K = 0
 REDECIDE = 8  # steps between recomputations of the best K
 MAX_PROBE = 1024  # longest interval between probes of another K
-PROBE_BUDGET = 0.01  # a probe's measured extra time, spread over its interval, stays under this share
+PROBE_BUDGET = 0.005  # a probe's measured extra time, spread over its interval, stays under this share
 MAX_HOLD = 128  # longest wait before recomputing the decision after failed trials of a switch
 
 
@@ -63,9 +63,9 @@ class AdaptiveK:
         return total
 
     def costs(self, batch: int) -> dict[int, float]:
-        """Median measured seconds per sequence step of each K run in this batch's bucket."""
+        """Least recent seconds per sequence step of each K run in this batch's bucket."""
         b = bucket(batch)
-        return {k: statistics.median(d) for (bb, k), d in self.recent.items() if bb == b and d}
+        return {k: min(d) for (bb, k), d in self.recent.items() if bb == b and d}
 
     @staticmethod
     def _cost(costs: dict[int, float], k: int) -> float:
@@ -140,7 +140,7 @@ class AdaptiveK:
         self.last[key] = seconds_per_step / max(1, batch)
         if self.seen[key] > 1:
             self.recent.setdefault(key, deque(maxlen=WINDOW)).append(self.last[key])
-        for a in accepted:
+        for a in accepted if k else ():
             for j in range(1, k + 1):
                 self.tries[j] += 1
                 if a >= j:

@@ -133,7 +133,7 @@ def test_adaptive_k_switch_needs_a_fresh_win():
         return ks
 
     assert run(100, {0: 1.0, 1: 1.6}).count(1) <= 4  # warm-up and rare probes only
-    assert run(64, {0: 3.0, 1: 4.8}).count(1) <= 4  # stale K=1 costs look cheap; trials say otherwise
+    assert run(64, {0: 3.0, 1: 4.8}).count(1) <= 5  # stale K=1 costs look cheap; trials (backing off) say otherwise
     good = run(3000, {0: 1.0, 1: 1.1}, accepted=1)  # drafts now always right and nearly free
     assert good[-100:] == [1] * 100
 
