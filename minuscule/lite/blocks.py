@@ -188,8 +188,10 @@ def column_blocks(rows: list[Row], style: Style) -> list[Block]:
     for i, row in enumerate(rows):
         kind = row_kinds[i]
         if (i and kinds and kind.startswith("h") and kinds[-1].startswith("h") and kind != kinds[-1]
-                and abs(row.size - rows[i - 1].size) <= 0.1 * max(row.size, rows[i - 1].size)):
-            kind = kinds[-1]  # two lines of one heading whose sizes straddle a level boundary
+                and abs(row.size - rows[i - 1].size) <= (0.25 if style.factor >= 1.3 else 0.1) * max(row.size, rows[i - 1].size)):
+            # Two lines of one heading whose sizes straddle a level boundary (OCR box heights vary with
+            # descenders by a fifth: "Upper Kessel" is taller than "Catchment").
+            kind = kinds[-1]
         if groups and not _starts_new(rows[i - 1], row, kinds[-1], kind, (left, right), usual_gap, style):
             groups[-1].append(row)
             continue
