@@ -142,11 +142,14 @@ class _TreeBuilder(HTMLParser):
 
 
 # Plain table markup is most of what scoring parses, and the stdlib tokenizer spends ~25 µs a tag on
-# it. Markup made only of these tags, with double-quoted attribute values and no references, comments
-# or stray "<", is tokenised by one regex into the same events; anything else goes to HTMLParser.
+# it. Markup made only of these tags, with double-quoted attribute values, no references and no
+# comments (a "<" or "&" that starts nothing is text) is tokenised by one regex into the same events;
+# anything else goes to HTMLParser.
 _FAST_TAGS = frozenset("table thead tbody tfoot tr td th caption colgroup col br b i u s em strong sub sup "
                        "span p div code small big mark".split())
 _SIMPLE_TAG = re.compile(r'<(/?)([a-zA-Z][a-zA-Z0-9]*)((?:\s+[a-zA-Z_:][-a-zA-Z0-9_:.]*="[^"<>&]*")*)\s*>')
+# "&" before a letter or "#" may start a reference; any other "&" (LaTeX alignment) is plain text.
+_REFERENCE = re.compile(r"&[a-zA-Z#]")
 _ATTR = re.compile(r'([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"')
 
 
@@ -161,7 +164,12 @@ def _fast_feed(builder: _TreeBuilder, markup: str) -> bool:
         builder.handle_data(markup[pos:i])
         m = _SIMPLE_TAG.match(markup, i)
         if m is None:
-            return False
+            nxt = markup[i + 1:i + 2]
+            if nxt and not nxt.isascii() or nxt and (nxt.isalpha() or nxt in "/!?"):
+                return False
+            builder.handle_data("<")  # "a < b": the stdlib tokenizer reads a "<" before anything else as text
+            pos = i + 1
+            continue
         name = m.group(2).lower()
         if name not in _FAST_TAGS:
             return False
@@ -174,7 +182,7 @@ def _fast_feed(builder: _TreeBuilder, markup: str) -> bool:
 
 def parse_html(markup: str) -> Element:
     """Parse any string as HTML; never raises on malformed markup. Returns the document root."""
-    if "&" not in markup:
+    if not _REFERENCE.search(markup):
         builder = _TreeBuilder()
         if _fast_feed(builder, markup):
             return builder.root
