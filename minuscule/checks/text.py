@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz
@@ -89,16 +90,19 @@ class OrderTest(BenchTest):
         return CheckResult(False, f"{_short(self.before)!r} never appears before {_short(self.after)!r}")
 
 
-def _match_starts(needle: str, text: str, max_dist: int) -> list[int]:
+@lru_cache(maxsize=1024)
+def _match_starts(needle: str, text: str, max_dist: int) -> tuple[int, ...]:
+    """Starts of the (consolidated) matches; cached, as neighbouring order tests share their texts
+    (A before B, B before C) and fuzzy search is pure Python here."""
     if max_dist == 0:
         # Exact search returns every occurrence; only the first and last can decide the verdict.
         first = text.find(needle)
-        return [] if first < 0 else [first, text.rfind(needle)]
+        return () if first < 0 else (first, text.rfind(needle))
     try:
         from fuzzysearch import find_near_matches
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingExtraError("fuzzysearch (order tests with max_diffs > 0)", "eval") from exc
-    return [m.start for m in find_near_matches(needle, text, max_l_dist=max_dist)]
+    return tuple(m.start for m in find_near_matches(needle, text, max_l_dist=max_dist))
 
 
 @register(("order",), {"before": REQUIRED, "after": REQUIRED})
