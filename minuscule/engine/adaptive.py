@@ -25,6 +25,7 @@ trial that fails, the next recomputation waits twice as long (up to MAX_HOLD ste
 
 from __future__ import annotations
 
+import math
 from collections import deque
 
 WINDOW = 7  # recent samples per (bucket, K)
@@ -39,21 +40,38 @@ def bucket(batch: int) -> int:
     return 1 << (batch - 1).bit_length()
 
 
+class _Bucket:
+    """What AdaptiveK keeps per batch-size bucket (attributes, not dict keys: this runs every step)."""
+
+    __slots__ = ("recent", "seen", "last", "best", "age", "hold", "confirm")
+
+    def __init__(self, kmax: int):
+        self.recent = [deque(maxlen=WINDOW) for _ in range(kmax + 1)]  # K -> seconds per sequence step
+        self.seen = [0] * (kmax + 1)  # K -> steps run
+        self.last: list[float | None] = [None] * (kmax + 1)  # K -> latest seconds per sequence step
+        self.best: int | None = None  # cached decision
+        self.age = 0  # steps since the decision was computed
+        self.hold = REDECIDE  # steps between recomputations (grows after failed trials)
+        self.confirm: int | None = None  # candidate K whose one-step trial is under way
+
+
 class AdaptiveK:
     def __init__(self, kmax: int):
         self.kmax = kmax
         self.tries = [2.0] * (kmax + 1)  # index j: draft position j (1-based); prior pseudo-counts
         self.hits = [1.0] * (kmax + 1)
-        self.recent: dict[tuple[int, int], deque[float]] = {}  # (bucket, K) -> seconds per sequence step
-        self.seen: dict[tuple[int, int], int] = {}  # (bucket, K) -> steps run
-        self.best: dict[int, int] = {}  # bucket -> cached decision
-        self.age: dict[int, int] = {}  # bucket -> steps since the decision was computed
-        self.confirm: dict[int, int] = {}  # bucket -> candidate K whose one-step trial is under way
-        self.hold: dict[int, int] = {}  # bucket -> steps between recomputations (grows after failed trials)
-        self.last: dict[tuple[int, int], float] = {}  # (bucket, K) -> latest seconds per sequence step
+        self.buckets: dict[int, _Bucket] = {}  # by batch size (several sizes share one bucket's state)
         self.since_probe = 0
         self.probe = 16
         self.next_probe = 0
+
+    def _bucket(self, batch: int) -> _Bucket:
+        st = self.buckets.get(batch)
+        if st is None:
+            b = bucket(batch)
+            st = next((v for n, v in self.buckets.items() if bucket(n) == b), None) or _Bucket(self.kmax)
+            self.buckets[batch] = st
+        return st
 
     def expected_tokens(self, k: int) -> float:
         total, p = 1.0, 1.0
@@ -64,8 +82,7 @@ class AdaptiveK:
 
     def costs(self, batch: int) -> dict[int, float]:
         """Least recent seconds per sequence step of each K run in this batch's bucket."""
-        b = bucket(batch)
-        return {k: min(d) for (bb, k), d in self.recent.items() if bb == b and d}
+        return {k: min(d) for k, d in enumerate(self._bucket(batch).recent) if d}
 
     @staticmethod
     def _cost(costs: dict[int, float], k: int) -> float:
@@ -76,8 +93,8 @@ class AdaptiveK:
         hi = min(j for j in costs if j > k)
         return costs[lo] + (costs[hi] - costs[lo]) * (k - lo) / (hi - lo)
 
-    def _decide(self, b: int, fresh: dict[int, float] | None = None) -> int:
-        costs = self.costs(b)
+    def _decide(self, batch: int, fresh: dict[int, float] | None = None) -> int:
+        costs = self.costs(batch)
         costs.update(fresh or {})
         scores = [self.expected_tokens(k) / self._cost(costs, k) for k in range(self.kmax + 1)]
         best = max(range(self.kmax + 1), key=scores.__getitem__)
@@ -86,35 +103,34 @@ class AdaptiveK:
     def choose(self, batch: int) -> int:
         if self.kmax == 0:
             return 0
-        b = bucket(batch)
-        for k in (0, self.kmax):
-            if self.seen.get((b, k), 0) < 2:
-                return k
-        if b in self.confirm:
+        st = self._bucket(batch)
+        if st.best is None:
+            for k in (0, self.kmax):
+                if st.seen[k] < 2:
+                    return k
+        if st.confirm is not None:
             # The candidate ran one step: switch only if it wins with that step's cost.
-            cand = self.confirm.pop(b)
-            fresh = self.last.get((b, cand))
-            if self._decide(b, {cand: fresh} if fresh is not None else None) == cand:
-                self.best[b] = cand
-                self.hold[b] = REDECIDE
+            cand, st.confirm = st.confirm, None
+            fresh = st.last[cand]
+            if self._decide(batch, {cand: fresh} if fresh is not None else None) == cand:
+                st.best = cand
+                st.hold = REDECIDE
                 self.probe, self.since_probe = 16, 0  # the decision moved: look again soon
             else:
-                self.hold[b] = min(2 * self.hold.get(b, REDECIDE), MAX_HOLD)
-            self.age[b] = 0
-        age = self.age.get(b, REDECIDE)
-        if age >= self.hold.get(b, REDECIDE) or b not in self.best:
-            best = self._decide(b)
-            self.age[b] = 0
-            if b not in self.best:
-                self.best[b] = best
-            elif best != self.best[b]:
-                self.confirm[b] = best
+                st.hold = min(2 * st.hold, MAX_HOLD)
+            st.age = 0
+        if st.best is None or st.age >= st.hold:
+            best = self._decide(batch)
+            st.age = 0
+            if st.best is None:
+                st.best = best
+            elif best != st.best:
+                st.confirm = best
                 return best
             else:
-                self.hold[b] = REDECIDE
-            age = 0
-        self.age[b] = age + 1
-        best = self.best[b]
+                st.hold = REDECIDE
+        st.age += 1
+        best = st.best
         self.since_probe += 1
         if self.since_probe >= self.probe:
             nxt = (self.next_probe + 1) % (self.kmax + 1)
@@ -125,6 +141,7 @@ class AdaptiveK:
             costs = self.costs(batch)
             extra = self._cost(costs, nxt) - self._cost(costs, best)
             if extra > 0 and self.since_probe * PROBE_BUDGET * self._cost(costs, best) < extra:
+                self.probe = math.ceil(extra / (PROBE_BUDGET * self._cost(costs, best)))  # check again then
                 return best
             self.since_probe = 0
             self.probe = min(2 * self.probe, MAX_PROBE)
@@ -134,12 +151,12 @@ class AdaptiveK:
 
     def update(self, batch: int, k: int, seconds_per_step: float, accepted: list[int]) -> None:
         """Record one step: its decode seconds and how many leading drafts each sequence accepted."""
-        key = (bucket(batch), k)
-        self.seen[key] = self.seen.get(key, 0) + 1
+        st = self._bucket(batch)
+        st.seen[k] += 1
         # Per sequence step, so that buckets stay comparable when the batch shrinks inside one.
-        self.last[key] = seconds_per_step / max(1, batch)
-        if self.seen[key] > 1:
-            self.recent.setdefault(key, deque(maxlen=WINDOW)).append(self.last[key])
+        last = st.last[k] = seconds_per_step / max(1, batch)
+        if st.seen[k] > 1:
+            st.recent[k].append(last)
         for a in accepted if k else ():
             for j in range(1, k + 1):
                 self.tries[j] += 1
