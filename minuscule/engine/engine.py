@@ -263,7 +263,10 @@ class Engine:
         pos = torch.tensor(starts, device=r.device)[:, None] + torch.arange(k + 1, device=r.device)  # (B, K+1)
         logits, hidden = r.target(ids, pos)
         if r.hidden is not None:
-            r.hidden.write(pos, hidden, start=starts[0])
+            if k:
+                r.hidden.write(pos, hidden, start=starts[0])
+            else:
+                r.hidden.defer(starts, hidden)
         verdicts = verify(seqs, logits, drafts)
         t2 = self.clock()
         accepted = [v.accepted for v in verdicts]

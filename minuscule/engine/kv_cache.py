@@ -49,20 +49,49 @@ class SlotCache:
 class HiddenStore:
     """Target post-norm hidden states per slot and position: the FastMTP draft refills from them."""
 
+    DEFER = 64  # single-position writes kept before they are copied in one go
+
     def __init__(self, slots: int, capacity: int, hidden: int, dtype: torch.dtype, device: torch.device | str):
-        self.buf = torch.zeros(slots, capacity, hidden, dtype=dtype, device=device)
+        self._buf = torch.zeros(slots, capacity, hidden, dtype=dtype, device=device)
+        self.capacity = capacity
+        self._deferred: list[tuple[torch.Tensor, list[int]]] = []  # (rows (N, H), flat slot*capacity+position)
+
+    @property
+    def buf(self) -> torch.Tensor:
+        """(slots, capacity, H), with every write applied."""
+        self.flush()
+        return self._buf
+
+    def defer(self, starts: list[int], hidden: torch.Tensor, row0: int = 0) -> None:
+        """hidden (B, 1, H) at position starts[b] of slot row0+b, copied later with others (plain
+        decoding steps write one position per row, and FastMTP may never read them)."""
+        cap = self.capacity
+        self._deferred.append((hidden.reshape(len(starts), -1), [(row0 + b) * cap + p for b, p in enumerate(starts)]))
+        if len(self._deferred) >= self.DEFER:
+            self.flush()
+
+    def flush(self) -> None:
+        """Copy the deferred writes, oldest first (no position repeats among them: a slot's next
+        sequence arrives with a prefill, an ordinary write, which flushes first)."""
+        if not self._deferred:
+            return
+        rows = torch.cat([h for h, _ in self._deferred])
+        index = torch.tensor([i for _, ii in self._deferred for i in ii], device=rows.device)
+        self._deferred.clear()
+        self._buf.view(-1, self._buf.shape[-1]).index_copy_(0, index, rows)
 
     def write(self, positions: torch.Tensor, hidden: torch.Tensor, row0: int = 0, start: int = -1) -> None:
         """hidden (B, T, H) at positions (B, T) of slots row0..row0+B-1, each row's positions contiguous;
         with one row, `start` (its first position, when the caller knows it) saves a host read."""
+        self.flush()
         b, t = positions.shape
         if b == 1:  # a slice write is several times cheaper than an indexed one
             if start < 0:
                 start = int(positions[0, 0])
-            self.buf[row0, start:start + t] = hidden[0]
+            self._buf[row0, start:start + t] = hidden[0]
             return
         rows = row0 + torch.arange(b, device=positions.device)[:, None].expand(b, t)  # (B, T)
-        self.buf[rows, positions] = hidden
+        self._buf[rows, positions] = hidden
 
     def gather(self, positions: torch.Tensor, row0: int = 0) -> torch.Tensor:
         """(B, T, H) at positions (B, T) of slots row0..row0+B-1."""
@@ -71,4 +100,5 @@ class HiddenStore:
         return self.buf[rows, positions]
 
     def move(self, src: int, dst: int, length: int) -> None:
-        self.buf[dst, :length] = self.buf[src, :length]
+        buf = self.buf
+        buf[dst, :length] = buf[src, :length]

@@ -86,3 +86,24 @@ def test_draft_cache_rebuilt_over_a_window_after_steps_without_drafting(varied_m
     while eng.has_unfinished():
         outs.update({o.request_id: o.token_ids for o in eng.step() if o.finished})
     assert [outs[str(i)] for i in range(3)] == references[:3]
+
+
+@torch.inference_mode()
+def test_hidden_states_of_plain_steps_are_read_back(varied_model, prompts):
+    """Plain (K=0) steps defer their hidden-state writes; whatever reads the store sees them all,
+    whether the batch moved slots in between (a request leaving) or not."""
+    m = varied_model
+    eng = Engine(m, EngineConfig(max_batch=3, max_len=128, spec=SpecConfig("fastmtp", k=3, adaptive=True)))
+    eng.adaptive = _Script([0] * 100)
+    for i, (p, n) in enumerate(zip(prompts[:3], (30, 12, 30))):  # the second leaves first: a slot move
+        eng.add_request(Request(str(i), p, SamplingParams(max_tokens=n)))
+    for _ in range(20):
+        eng.step()
+    r = eng.runner
+    assert len(eng.scheduler.running) == 2
+    for slot, rid in enumerate(eng.scheduler.running):
+        seq = eng.seqs[rid]
+        n = len(seq.tokens)
+        want = m(torch.tensor([seq.tokens[: n - 1]]), cache=m.new_cache(1, n)).hidden[0]  # positions 0..n-2
+        got = r.hidden.gather(torch.arange(n - 1)[None], row0=slot)[0]
+        torch.testing.assert_close(got, want)
