@@ -155,21 +155,27 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     for c in cells:
         steps = c["engine"].stats.steps + 1  # the warm-up round's steps (+1: its prefill step)
         c["engine"].stats = type(c["engine"].stats)()
-        c.update(seconds=0.0, identical=True, turn=max(1, round(steps / args.slices)))
+        c.update(seconds=0.0, identical=True, rate=steps / args.slices, credit=0.0)
     for r in range(args.repeats):
         for batch in batches[r % len(batches):] + batches[:r % len(batches)]:
             block = [c for c in cells if c["batch"] == batch]
             outs: list[dict[str, list[int]]] = [{} for _ in block]
             for c in block:
+                c["credit"] = 1.0  # every engine steps in the first cycle
                 for i, p in enumerate(c["prompts"]):
                     c["engine"].add_request(Request(f"r{i}", p, params))
             pending = list(range(len(block)))
             while pending:
                 order.shuffle(pending)
                 for n in pending:
+                    # Fractional turns (steps / slices per cycle, carried over) so that all engines
+                    # of the block finish their round in about the same number of cycles.
                     c, engine = block[n], block[n]["engine"]
+                    c["credit"] += c["rate"]
+                    turn = int(c["credit"])
+                    c["credit"] -= turn
                     t0 = clock()
-                    for _ in range(c["turn"]):
+                    for _ in range(turn):
                         if not engine.has_unfinished():
                             break
                         for out in engine.step():
