@@ -8,7 +8,7 @@ from typing import Iterable, Iterator, Protocol
 
 from minuscule.documents.types import Page, PageResult
 
-# name -> (module, class). The model engine ("vlm") joins when the inference engine lands.
+# name -> (module, class), imported on first use: the model engine pulls in torch, lite does not.
 ENGINES: dict[str, tuple[str, str]] = {
     "lite": ("minuscule.lite.engine", "LiteEngine"),
     "vlm": ("minuscule.vlm", "VlmEngine"),
