@@ -39,16 +39,18 @@ def sentences_html(sentences: tuple[Sentence, ...]) -> str:
     return " ".join(sentence_html(s) for s in sentences)
 
 
+def row_html(row) -> str:
+    """One table row as `<tr>` with `<th>`/`<td>` cells, spans and escaped text (page and reference alike)."""
+    cells = []
+    for c in row:
+        tag = "th" if c.header else "td"
+        attrs = (f' rowspan="{c.rowspan}"' if c.rowspan > 1 else "") + (f' colspan="{c.colspan}"' if c.colspan > 1 else "")
+        cells.append(f"<{tag}{attrs}>{html.escape(c.text, quote=False)}</{tag}>")
+    return "<tr>" + "".join(cells) + "</tr>"
+
+
 def table_html(table: Table) -> str:
-    rows = []
-    for row in table.rows:
-        cells = []
-        for c in row:
-            tag = "th" if c.header else "td"
-            attrs = (f' rowspan="{c.rowspan}"' if c.rowspan > 1 else "") + (f' colspan="{c.colspan}"' if c.colspan > 1 else "")
-            cells.append(f"<{tag}{attrs}>{html.escape(c.text, quote=False)}</{tag}>")
-        rows.append("<tr>" + "".join(cells) + "</tr>")
-    return f'<table class="{table.style}">' + "".join(rows) + "</table>"
+    return f'<table class="{table.style}">' + "".join(row_html(row) for row in table.rows) + "</table>"
 
 
 def block_html(i: int, block: Block, dep: dict[int, int]) -> str:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import html
-
 from minuscule.synth.blocks import (
     Block, Figure, Footnote, Formula, Heading, ListBlock, Paragraph, Sentence, Span, Table,
 )
-from minuscule.synth.html import join_spans
+from minuscule.synth.html import join_spans, row_html
 
 
 def _span_md(span: Span) -> str:
@@ -27,16 +25,7 @@ def sentence_md(sentence: Sentence) -> str:
 
 
 def table_md(table: Table) -> str:
-    lines = ["<table>"]
-    for row in table.rows:
-        cells = []
-        for c in row:
-            tag = "th" if c.header else "td"
-            attrs = (f' rowspan="{c.rowspan}"' if c.rowspan > 1 else "") + (f' colspan="{c.colspan}"' if c.colspan > 1 else "")
-            cells.append(f"<{tag}{attrs}>{html.escape(c.text, quote=False)}</{tag}>")
-        lines.append("<tr>" + "".join(cells) + "</tr>")
-    lines.append("</table>")
-    return "\n".join(lines)
+    return "\n".join(["<table>", *(row_html(row) for row in table.rows), "</table>"])
 
 
 def block_md(block: Block) -> str:
