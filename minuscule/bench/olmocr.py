@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from minuscule.atomic import atomic_write
+from minuscule.bench.emit import emit_json
 from minuscule.bench.env import environment as _environment
 from minuscule.errors import InputError, MissingExtraError
 
@@ -38,11 +38,7 @@ def run(args: argparse.Namespace) -> int:
     except (InputError, MissingExtraError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = json.dumps(result, indent=1, ensure_ascii=False)
-    if args.json:
-        atomic_write(Path(args.json), text + "\n")
-    else:
-        print(text)
+    emit_json(result, args.json)
     if args.report:
         from minuscule.bench.report import write_report
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from minuscule.atomic import atomic_write
+from minuscule.bench.emit import emit_json
 from minuscule.bench.env import environment as _environment
 from minuscule.errors import InputError, MissingExtraError
 
@@ -35,11 +36,7 @@ def run(args: argparse.Namespace) -> int:
     except (InputError, MissingExtraError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-    text = json.dumps(result, indent=1, ensure_ascii=False)
-    if args.json:
-        atomic_write(Path(args.json), text + "\n")
-    else:
-        print(text)
+    emit_json(result, args.json)
     return 0
 
 
