@@ -102,7 +102,23 @@ def _match_starts(needle: str, text: str, max_dist: int) -> tuple[int, ...]:
         from fuzzysearch import find_near_matches
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise MissingExtraError("fuzzysearch (order tests with max_diffs > 0)", "eval") from exc
+    if not _may_match(needle, text, max_dist):
+        return ()
     return tuple(m.start for m in find_near_matches(needle, text, max_l_dist=max_dist))
+
+
+def _may_match(needle: str, text: str, max_dist: int) -> bool:
+    """False only when no substring of `text` is within `max_dist` edits of `needle` (edlib's infix
+    distance, in C), in which case fuzzysearch, which finds every such substring, finds none: the
+    pure-Python search is skipped, the verdict is the same. True when edlib is missing or declines."""
+    try:
+        import edlib
+    except ImportError:
+        return True
+    try:
+        return edlib.align(needle, text, mode="HW", task="distance", k=max_dist)["editDistance"] >= 0
+    except (ValueError, TypeError):  # e.g. more than 256 distinct characters
+        return True
 
 
 @register(("order",), {"before": REQUIRED, "after": REQUIRED})
