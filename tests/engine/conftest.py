@@ -13,6 +13,8 @@ from minuscule.model.generate import generate_greedy
 from minuscule.model.ocr import build_model
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # drafters.py
+from nano_models import varied_nano  # noqa: E402 - tests/ is on sys.path (rootdir conftest)
+
 torch.set_num_threads(1)  # tiny models: threads only add overhead on the shared CPU
 
 
@@ -24,12 +26,7 @@ def nano_cfg() -> ModelConfig:
 @pytest.fixture(scope="session")
 def varied_model(nano_cfg):
     """A random nano model with a wide weight spread, so greedy output is varied rather than one loop."""
-    m = build_model(nano_cfg, seed=7)
-    with torch.no_grad():
-        for n, p in m.named_parameters():
-            if p.dim() == 2 and not n.startswith(("model.sam_model", "model.vision_model")):
-                p.mul_(8.0)
-    return m
+    return varied_nano(nano_cfg)
 
 
 @pytest.fixture(scope="session")

@@ -7,20 +7,13 @@ import torch
 from PIL import Image, ImageDraw
 
 from minuscule.model.generate import generate_greedy
-from minuscule.model.ocr import build_model
 from minuscule.processor import Processor
+from nano_models import varied_nano
 
 
 @pytest.fixture(scope="module")
 def model(nano_cfg):
-    # A larger init spread than the default so that the random model does not fall into a
-    # one-token loop at once (a longer, more varied sequence exercises more cache positions).
-    m = build_model(nano_cfg, seed=7)
-    with torch.no_grad():
-        for n, p in m.named_parameters():
-            if p.dim() == 2 and not n.startswith(("model.sam_model", "model.vision_model")):
-                p.mul_(8.0)
-    return m
+    return varied_nano(nano_cfg)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
