@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from minuscule.checks.base import BenchTest, CheckResult, register
-from minuscule.markup.text import alnum_count, trailing_repeats
+from minuscule.markup.text import alnum_count, has_alnum, trailing_repeats
 
 _IMAGE = re.compile(r"!\[.*?\]\(.*?\)")
 # CJK ideographs, kana and emoji: outside every benchmark page's script, so a sign of a broken decode.
@@ -34,7 +34,7 @@ class BaselineTest(BenchTest):
             if n > self.max_length:
                 return CheckResult(False, f"{n} alphanumeric characters on a page expected to be blank (max {self.max_length})")
             return CheckResult(True, "")
-        if alnum_count(markdown) == 0:
+        if not has_alnum(markdown):
             return CheckResult(False, "the text contains no alphanumeric characters")
         for size, count in enumerate(trailing_repeats(markdown, 5), start=1):
             if count > self.max_repeats:

@@ -60,7 +60,7 @@ class TableTest(BenchTest):
         elif name == "left_heading":
             related = table.left_headings(pos)
         else:
-            related = getattr(table, name)[pos]
+            related = table.related(name, pos)
         need = _threshold(expected, self.max_diffs)
         best, best_text = 0.0, None
         for other in related:

@@ -8,6 +8,7 @@ row and first column count as headings. In HTML, `<th>` cells and cells under `<
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -39,7 +40,7 @@ class TableGrid:
     # A row span cut short by a later overlapping cell still claims rows past the grid's end.
     # The published parser raises on such a table, which fails every table test of the page.
     overrun: bool = False
-    # Neighbour maps, built on first use: scoring parses every table but asks about a few cells.
+    # (relation, cell) -> neighbours, built on first use: scoring parses every table but asks about a few cells.
     _relations: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     @property
@@ -59,9 +60,15 @@ class TableGrid:
         return self._relation("right")
 
     def _relation(self, name: str) -> dict[Pos, frozenset[Pos]]:
-        if not self._relations:
-            self._relations.update(_neighbours(self.cells, self.spans, self.occupancy))
-        return self._relations[name]
+        return {pos: self.related(name, pos) for pos in self.cells}
+
+    def related(self, name: str, pos: Pos) -> frozenset[Pos]:
+        """The cells `name` ("up", "down", "left", "right") of the cell at `pos`; built per cell on
+        first use, since a table test asks about a few cells of a table."""
+        hit = self._relations.get((name, pos))
+        if hit is None:
+            hit = self._relations[(name, pos)] = _neighbour(self.spans, self.occupancy, name, pos)
+        return hit
 
     @property
     def n_rows(self) -> int:
@@ -81,13 +88,13 @@ class TableGrid:
 
     def top_headings(self, pos: Pos) -> frozenset[Pos]:
         """Heading cells met walking up from `pos`; if none, the cells where the walk stops."""
-        return self._walk(pos, self.up)
+        return self._walk(pos, "up")
 
     def left_headings(self, pos: Pos) -> frozenset[Pos]:
         """Heading cells met walking left from `pos`; if none, the cells where the walk stops."""
-        return self._walk(pos, self.left)
+        return self._walk(pos, "left")
 
-    def _walk(self, start: Pos, relation: dict[Pos, frozenset[Pos]]) -> frozenset[Pos]:
+    def _walk(self, start: Pos, relation: str) -> frozenset[Pos]:
         found: set[Pos] = set()
         ends: set[Pos] = set()
         seen = {start}
@@ -96,7 +103,7 @@ class TableGrid:
             cur = queue.popleft()
             if cur in self.headings:
                 found.add(cur)
-            nexts = relation.get(cur, frozenset())
+            nexts = self.related(relation, cur) if cur in self.spans else frozenset()
             if not nexts:
                 ends.add(cur)
             for nxt in nexts:
@@ -171,39 +178,37 @@ def build_grid(rows: list[list[CellSpec]], source: str = "html") -> TableGrid | 
                      overrun=overrun)
 
 
-def _neighbours(cells: dict[Pos, str], spans: dict[Pos, tuple[int, int]],
-                grid: tuple[tuple[Pos | None, ...], ...]) -> dict[str, dict[Pos, frozenset[Pos]]]:
-    """For each cell, the nearest other cell up, down, left and right of every slot it covers."""
+def _first(key: Pos, slots) -> Pos | None:
+    for slot in slots:
+        if slot is not None and slot != key:
+            return slot
+    return None
+
+
+def _neighbour(spans: dict[Pos, tuple[int, int]], grid: tuple[tuple[Pos | None, ...], ...],
+               name: str, key: Pos) -> frozenset[Pos]:
+    """The nearest other cell in direction `name` from every slot the cell `key` covers."""
     height = len(grid)
     width = len(grid[0]) if grid else 0
-    up: dict[Pos, set[Pos]] = {k: set() for k in cells}
-    down: dict[Pos, set[Pos]] = {k: set() for k in cells}
-    left: dict[Pos, set[Pos]] = {k: set() for k in cells}
-    right: dict[Pos, set[Pos]] = {k: set() for k in cells}
-
-    def first(key: Pos, slots) -> Pos | None:
-        for slot in slots:
-            if slot is not None and slot != key:
-                return slot
-        return None
-
-    for key, (rowspan, colspan) in spans.items():
-        r0, c0 = key
+    rowspan, colspan = spans[key]
+    r0, c0 = key
+    found: set[Pos] = set()
+    if name in ("left", "right"):
         # A span cut short by a later overlapping cell may claim rows past the grid; skip those.
         for r in range(r0, min(r0 + rowspan, height)):
-            for rel, slots in ((right, grid[r][c0 + colspan :]), (left, reversed(grid[r][:c0]))):
-                hit = first(key, slots)
-                if hit is not None:
-                    rel[key].add(hit)
+            slots = grid[r][c0 + colspan :] if name == "right" else reversed(grid[r][:c0])
+            hit = _first(key, slots)
+            if hit is not None:
+                found.add(hit)
+    elif name in ("up", "down"):
         for c in range(c0, min(c0 + colspan, width)):
-            below = (grid[r][c] for r in range(r0 + rowspan, height))
-            above = (grid[r][c] for r in range(r0 - 1, -1, -1))
-            for rel, slots in ((down, below), (up, above)):
-                hit = first(key, slots)
-                if hit is not None:
-                    rel[key].add(hit)
-    return {name: {k: frozenset(v) for k, v in rel.items()}
-            for name, rel in (("up", up), ("down", down), ("left", left), ("right", right))}
+            rows = range(r0 + rowspan, height) if name == "down" else range(r0 - 1, -1, -1)
+            hit = _first(key, (grid[r][c] for r in rows))
+            if hit is not None:
+                found.add(hit)
+    else:
+        raise ValueError(f"unknown table relation {name!r}")
+    return frozenset(found)
 
 
 def _span(value: str | None) -> int:
@@ -214,9 +219,12 @@ def _span(value: str | None) -> int:
     return n if n > 0 else 1
 
 
+_TABLE_OPEN = re.compile("<table", re.IGNORECASE)
+
+
 def html_tables(markup: str) -> list[TableGrid]:
     """Every `<table>` in the string (nested ones too, each on its own), in document order."""
-    if "<table" not in markup.lower():
+    if not _TABLE_OPEN.search(markup):
         return []
     return list(_html_tables(markup))
 
