@@ -45,6 +45,7 @@ def latex_tokens(latex: str) -> tuple[str, ...]:
 _CODES: dict[str, str] = {}
 
 
+@lru_cache(maxsize=8192)  # safe: a token's code never changes once given
 def token_string(latex: str) -> str:
     """The token sequence as a string of one private-use character per distinct token, so that
     rapidfuzz computes token-level edit distances at C speed."""

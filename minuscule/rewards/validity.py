@@ -7,11 +7,12 @@ import string
 import zlib
 from collections import Counter
 from functools import lru_cache
+from typing import NamedTuple
 
 from minuscule.markup.text import trailing_repeats
 from minuscule.rewards.config import TermScore
 from minuscule.rewards.latex import latex_problems
-from minuscule.rewards.page import PageParts
+from minuscule.rewards.page import PageParts, split_page
 
 # Chat-template and grounding tokens of DeepSeek-OCR-style models (`<|ref|>`, `<|det|>`,
 # `<|grounding|>`, `<｜end▁of▁sentence｜>`): never part of a transcription.
@@ -56,12 +57,18 @@ def _table_units(markdown: str) -> tuple[int, list[str]]:
     return tables, problems
 
 
+@lru_cache(maxsize=8192)
+def _formula_problems(latex: str) -> tuple[str, ...]:
+    """latex_problems, once per formula body (most formulas of an output are the reference's)."""
+    return tuple(latex_problems(latex))
+
+
 def _elements(page: PageParts) -> tuple[int, list[str]]:
     """(valid elements, problems) of a page, one problem per malformed element."""
     bad: list[str] = []
     n_valid = 0
     for f in page.formulas:
-        problems = latex_problems(f.latex)
+        problems = _formula_problems(f.latex)
         if problems:
             bad.append(f"formula {f.latex[:30]!r}: {problems[0]}")
         else:
@@ -74,6 +81,12 @@ def _elements(page: PageParts) -> tuple[int, list[str]]:
     return n_valid, bad
 
 
+@lru_cache(maxsize=256)
+def _own_problems(reference: str) -> tuple[str, ...]:
+    """The reference's own malformed elements (a GRPO group scores many outputs against one reference)."""
+    return tuple(_elements(split_page(reference))[1])
+
+
 def structure_term(pred: PageParts, ref: PageParts | None = None) -> TermScore:
     r"""s = valid / (valid + malformed) elements. Elements: each formula (valid when its braces,
     `\begin`/`\end` and `\left`/`\right` balance), each HTML table (valid when every tag is
@@ -82,7 +95,7 @@ def structure_term(pred: PageParts, ref: PageParts | None = None) -> TermScore:
     for dollars) are not counted. No elements: 1."""
     n_valid, bad = _elements(pred)
     if ref is not None and bad:
-        allowed = Counter(_elements(ref)[1])
+        allowed = Counter(_own_problems(ref.raw))
         kept = []
         for problem in bad:
             if allowed[problem] > 0:
@@ -141,7 +154,7 @@ def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.5, cr_max:
     c = p_cr / r_cr if r_cr > 0 else 1.0
     g = min(1.0, max(0.0, (cr_max - c) / (cr_max - cr_ok)))
     tail = _tail_repeats(pred.raw)
-    looped = tail > max(tail_limit, _tail_repeats(ref.raw))
+    looped = tail > max(tail_limit, _tail_repeats_cached(ref.raw))
     s = (1.0 - x) ** 2 * g * (0.0 if looped else 1.0)
     notes = []
     if line_x > 0.02:
@@ -155,6 +168,11 @@ def repetition_term(pred: PageParts, ref: PageParts, cr_ok: float = 1.5, cr_max:
     return TermScore(s, True, "; ".join(notes))
 
 
+@lru_cache(maxsize=256)
+def _tail_repeats_cached(reference: str) -> int:
+    return _tail_repeats(reference)
+
+
 def _tail_repeats(text: str, window: int = 1024) -> int:
     """Most back-to-back repeats of the text's final 1..5 characters, read in its last `window`
     characters (enough to see any count up to window/5, far above the limits used)."""
@@ -164,6 +182,21 @@ def _tail_repeats(text: str, window: int = 1024) -> int:
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?[-\u2013\u2014]?\s*\d{1,4}\s*(?:(?:/|of)\s*\d{1,4})?\s*[-\u2013\u2014]?$", re.IGNORECASE)
 _IMAGES = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)|<img\b|<figure\b|^\s*\[(?:image|figure)[^\]\n]*\]", re.IGNORECASE | re.MULTILINE)
 _BAD_MATH = re.compile(r"\\begin\{(?:equation|align|gather|multline|eqnarray|displaymath)\*?\}|```\s*(?:math|latex)|<math\b")
+
+
+class _FormatFacts(NamedTuple):
+    bad_math: int
+    lines: frozenset[str]
+    images: int
+    end: str
+
+
+@lru_cache(maxsize=256)
+def _reference_format(reference: str) -> _FormatFacts:
+    """What format_term reads from the reference, once per reference."""
+    ref = split_page(reference)
+    return _FormatFacts(len(_BAD_MATH.findall(ref.prose)), frozenset(line.strip() for line in ref.raw.split("\n")),
+                        len(_IMAGES.findall(ref.raw)), _unclean_end(ref))
 
 
 def format_term(pred: PageParts, ref: PageParts) -> TermScore:
@@ -176,20 +209,20 @@ def format_term(pred: PageParts, ref: PageParts) -> TermScore:
     n_html, n_pipe = len(pred.html_table_spans), max(0, pred.pipe_tables - ref.pipe_tables)
     if n_pipe:
         factors.append((n_html / (n_html + n_pipe), f"{n_pipe} pipe table(s) instead of HTML"))
-    bad_math = len(_BAD_MATH.findall(pred.prose)) - len(_BAD_MATH.findall(ref.prose))
+    facts = _reference_format(ref.raw)
+    bad_math = len(_BAD_MATH.findall(pred.prose)) - facts.bad_math
     if bad_math > 0:
         factors.append((len(pred.formulas) / (len(pred.formulas) + bad_math), f"{bad_math} formula(s) without $/\\( \\)/$$/\\[ \\] delimiters"))
     lines = [line.strip() for line in pred.raw.split("\n") if line.strip()]
-    ref_lines = set(line.strip() for line in ref.raw.split("\n"))
     edges = lines[:2] + lines[-2:] if len(lines) > 4 else lines
-    furniture = [line for line in dict.fromkeys(edges) if _PAGE_NUMBER.match(line) and line not in ref_lines]
+    furniture = [line for line in dict.fromkeys(edges) if _PAGE_NUMBER.match(line) and line not in facts.lines]
     if furniture:
         factors.append((0.5 ** len(furniture), f"page number line(s) {furniture[:2]}"))
-    images = len(_IMAGES.findall(pred.raw)) - len(_IMAGES.findall(ref.raw))
+    images = len(_IMAGES.findall(pred.raw)) - facts.images
     if images > 0:
         factors.append((0.5**images, f"{images} image tag(s)/description(s)"))
     end = _unclean_end(pred)
-    if end and end != _unclean_end(ref):
+    if end and end != facts.end:
         factors.append((0.5, end))
     s = 1.0
     for value, _ in factors:

@@ -9,6 +9,10 @@ import minuscule.markup.text as text_mod
 from minuscule.markup import CellSpec, build_grid
 
 ALPHABET = "ab c\t\n_*<>/brBI\u2019\u2014\u00b5e\u0301\uff3f x"
+# Whole markers, so that tags, emphasis and whitespace runs meet often: "*<b>*x*</b>*" becomes bold
+# only after its tags go.
+PIECES = ["<b>", "</b>", "<i>", "</i>", "<br>", "<br/>", "**", "__", "*", "_", " ", "  ", "\n", "\t \n", "x", "y z",
+          "\u2019", "e\u0301", "\u00a0", "\u2003"]
 
 
 def _slow_normalize(text: str) -> str:
@@ -24,6 +28,8 @@ def test_normalize_fast_path_matches_every_step():
     rng = random.Random(7)
     samples = ["plain ascii  text", " lead and trail ", "caf\u00e9 \u2019q\u2019", "e\u0301", "a_b_c", "**x**", "<br>"]
     samples += ["".join(rng.choice(ALPHABET) for _ in range(rng.randrange(0, 30))) for _ in range(3000)]
+    samples += ["".join(rng.choice(PIECES) for _ in range(rng.randrange(0, 16))) for _ in range(5000)]
+    samples += ["*<b>*x*</b>*", "_<i>_y_</i>_", "*<br>*"]
     for sample in samples:
         assert text_mod.normalize_text(sample) == _slow_normalize(sample), repr(sample)
 
@@ -113,3 +119,17 @@ def test_trailing_repeats_read_from_the_tail_equal_the_whole_text(seed):
 def test_has_alnum_agrees_with_alnum_count():
     for sample in ["", " _ ", "__", "x", "\u00e9", "\u0660", "\u00b2", "$$ \\ $$", "_a_"]:
         assert text_mod.has_alnum(sample) == (text_mod.alnum_count(sample) > 0), repr(sample)
+
+
+def test_collapse_spaces_is_the_whitespace_regex_on_every_code_point():
+    import re
+    import sys
+
+    spaces = [chr(c) for c in range(sys.maxunicode + 1) if re.fullmatch(r"\s", chr(c)) or chr(c).isspace()]
+    assert 20 < len(spaces) < 40
+    rng = random.Random(5)
+    pool = spaces + ["a", "b", "\u00e9", "\u200b", "\ufeff"]  # zero-width chars are not whitespace to either
+    samples = ["", " ", "a", " a ", *spaces, *("x" + s + "y" for s in spaces)]
+    samples += ["".join(rng.choice(pool) for _ in range(rng.randrange(0, 12))) for _ in range(5000)]
+    for sample in samples:
+        assert text_mod.collapse_spaces(sample) == re.sub(r"\s+", " ", sample), repr(sample)
