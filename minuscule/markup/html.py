@@ -25,7 +25,7 @@ VOID_ELEMENTS = frozenset(
 HIDDEN_TEXT_CONTAINERS = frozenset({"script", "style", "template", "rt", "rp"})
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Text:
     """A run of character data; `hidden` when it sits inside a script/style/ruby/template element."""
 
@@ -33,7 +33,7 @@ class Text:
     hidden: bool = False
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Element:
     """One element: lower-case name, attributes (last duplicate wins), children in order."""
 
@@ -154,30 +154,52 @@ _ATTR = re.compile(r'([a-zA-Z_:][-a-zA-Z0-9_:.]*)="([^"]*)"')
 
 
 def _fast_feed(builder: _TreeBuilder, markup: str) -> bool:
-    """Feed `markup` as start/end tags and data; False (builder unusable) when it is not plain."""
+    """Feed `markup` as start/end tags and data; False (builder unusable) when it is not plain.
+
+    The builder's push/pop rules are inlined (a method call per event was most of the cost). No
+    fast tag hides text, so every run is visible."""
+    stack, counts, voids = builder.stack, builder.open_counts, builder.closed_voids
+    find, match = markup.find, _SIMPLE_TAG.match
     pos = 0
     while True:
-        i = markup.find("<", pos)
+        i = find("<", pos)
         if i < 0:
-            builder.handle_data(markup[pos:])
+            if pos < len(markup):
+                stack[-1].children.append(Text(markup[pos:]))
             return True
-        builder.handle_data(markup[pos:i])
-        m = _SIMPLE_TAG.match(markup, i)
+        if i > pos:
+            stack[-1].children.append(Text(markup[pos:i]))
+        m = match(markup, i)
         if m is None:
             nxt = markup[i + 1:i + 2]
             if nxt and not nxt.isascii() or nxt and (nxt.isalpha() or nxt in "/!?"):
                 return False
-            builder.handle_data("<")  # "a < b": the stdlib tokenizer reads a "<" before anything else as text
+            stack[-1].children.append(Text("<"))  # "a < b": the stdlib tokenizer reads a "<" before anything else as text
             pos = i + 1
             continue
-        name = m.group(2).lower()
+        closing, name, attrs = m.groups()
+        name = name.lower()
         if name not in _FAST_TAGS:
             return False
-        if m.group(1):
-            builder.handle_endtag(name)
-        else:
-            builder.handle_starttag(name, [(k.lower(), v) for k, v in _ATTR.findall(m.group(3))])
         pos = m.end()
+        if closing:
+            if name in voids:  # the redundant end tag of a void element
+                voids.remove(name)
+            elif counts.get(name):
+                while len(stack) > 1:
+                    elem = stack.pop()
+                    counts[elem.name] -= 1
+                    if elem.name == name:
+                        break
+            continue
+        parent = stack[-1]
+        elem = Element(name, {k.lower(): v for k, v in _ATTR.findall(attrs)} if attrs else {}, [], parent)
+        parent.children.append(elem)
+        if name in VOID_ELEMENTS:  # opened and closed at once
+            voids.append(name)
+        else:
+            stack.append(elem)
+            counts[name] = counts.get(name, 0) + 1
 
 
 def parse_html(markup: str) -> Element:
