@@ -136,8 +136,9 @@ def collapse_loops(text: str, max_period: int = 8) -> str:
         if not line:
             continue
         out.append(line)
-        for period in range(1, max_period + 1):
-            if len(out) >= 2 * period and out[-period:] == out[-2 * period : -period]:
+        for period in range(1, min(max_period, len(out) // 2) + 1):
+            # A repeated block ends with the line `period` back; testing that first skips most slices.
+            if out[-1] == out[-1 - period] and out[-period:] == out[-2 * period : -period]:
                 del out[-period:]
                 break
     return "\n".join(out)

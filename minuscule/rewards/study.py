@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from minuscule.atomic import atomic_write
+from minuscule.bench.env import cpu_reference_seconds, environment
 from minuscule.errors import InputError, MissingExtraError
 from minuscule.markup.math import find_formulas
 from minuscule.markup.tables import html_tables
@@ -201,15 +203,19 @@ def main(argv: list[str] | None = None) -> int:
         if args.n is not None and args.n < 1:
             raise InputError("--n", f"must be at least 1, got {args.n}")
         pages = load_synth(args.synth, args.n)
+        env = environment("rapidfuzz", "edlib", "fuzzysearch")
         result = run_study(pages, args.seed)
+        # The VM's speed drifts; a reference loop before and after brackets the run's timings.
+        env["cpu_reference_s_after"] = cpu_reference_seconds()
     except (InputError, MissingExtraError) as exc:
         print(f"minuscule.rewards.study: {exc}", file=sys.stderr)
         return 2
     result["source"] = str(args.synth)
+    result["env"] = env
     text = json.dumps(result, indent=2)
     print(text)
     if args.json:
-        args.json.write_text(text + "\n", encoding="utf-8")
+        atomic_write(args.json, text + "\n")
     return 0
 
 

@@ -30,8 +30,8 @@ def _table_units(markdown: str) -> tuple[int, list[str]]:
     stack: list[str] = []
     tables, problems = 0, []
     broken = False
-    for m in _TABLE_PART.finditer(markdown):
-        closing, name = m.group(1), m.group(2).lower()
+    for closing, name in _TABLE_PART.findall(markdown):
+        name = name.lower()
         if not closing:
             if name == "table" and not stack:
                 tables, broken = tables + 1, False
@@ -116,7 +116,10 @@ def _profile(markdown: str) -> tuple[Counter, Counter, float]:
     # Lines without a letter or digit and words of punctuation only (`$$`, `</table>`, `| --- |`) are markup that
     # legitimately recurs; a loop of them still shows in the compression ratio and the tail.
     lines = Counter(line.strip() for line in _ALNUM_LINE.findall(markdown))
-    words = [w for w in markdown.split() if w.strip(_PUNCTUATION)]
+    words = markdown.split()
+    marks = {w for w in set(words) if not w.strip(_PUNCTUATION)}  # each distinct word tested once
+    if marks:
+        words = [w for w in words if w not in marks]
     grams = Counter(zip(words, words[1:], words[2:], words[3:]))
     data = markdown.encode("utf-8")
     ratio = len(data) / len(zlib.compress(data)) if data else 1.0

@@ -133,3 +133,26 @@ def test_collapse_spaces_is_the_whitespace_regex_on_every_code_point():
     samples += ["".join(rng.choice(pool) for _ in range(rng.randrange(0, 12))) for _ in range(5000)]
     for sample in samples:
         assert text_mod.collapse_spaces(sample) == re.sub(r"\s+", " ", sample), repr(sample)
+
+
+def _collapse_loops_plain(text, max_period=8):
+    out = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        out.append(line)
+        for period in range(1, max_period + 1):
+            if len(out) >= 2 * period and out[-period:] == out[-2 * period : -period]:
+                del out[-period:]
+                break
+    return "\n".join(out)
+
+
+def test_collapse_loops_with_its_precheck_equals_the_plain_scan():
+    from minuscule.rewards.page import collapse_loops
+
+    rng = random.Random(9)
+    for _ in range(2000):
+        text = "\n".join(rng.choice(["a", "b", "c", " a", ""]) for _ in range(rng.randrange(0, 40)))
+        assert collapse_loops(text) == _collapse_loops_plain(text)
