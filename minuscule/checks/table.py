@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from rapidfuzz import fuzz, process
@@ -89,6 +90,10 @@ def _matching_cells(query: str, threshold: float, texts: dict[Pos, str]) -> list
 _NORMALIZED: dict[int, tuple[TableGrid, dict[Pos, str]]] = {}
 
 
+# Outputs for one page (a GRPO group, a corruption study) share most cell texts with each other.
+_normalize_cell = lru_cache(maxsize=1 << 16)(normalize_text)
+
+
 def _normalized_cells(table: TableGrid) -> dict[Pos, str]:
     """Normalised cell texts, memoised per table object (tables are cached per page text)."""
     hit = _NORMALIZED.get(id(table))
@@ -96,7 +101,7 @@ def _normalized_cells(table: TableGrid) -> dict[Pos, str]:
         return hit[1]
     if len(_NORMALIZED) > 512:
         _NORMALIZED.clear()
-    texts = {pos: normalize_text(text) for pos, text in table.cells.items()}
+    texts = {pos: _normalize_cell(text) for pos, text in table.cells.items()}
     _NORMALIZED[id(table)] = (table, texts)
     return texts
 

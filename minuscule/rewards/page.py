@@ -65,6 +65,7 @@ class PageParts:
     pipe_tables: int
 
 
+@lru_cache(maxsize=1 << 16)  # outputs for one page share most cell texts
 def _cell_text(text: str) -> str:
     """normalize_text of a cell, skipped for plain ASCII without emphasis or tags (most cells),
     where it could only collapse whitespace."""

@@ -156,3 +156,30 @@ def test_collapse_loops_with_its_precheck_equals_the_plain_scan():
     for _ in range(2000):
         text = "\n".join(rng.choice(["a", "b", "c", " a", ""]) for _ in range(rng.randrange(0, 40)))
         assert collapse_loops(text) == _collapse_loops_plain(text)
+
+
+def test_presence_checks_with_pruned_alignment_equal_the_full_score():
+    from minuscule.checks import parse_test
+
+    rng = random.Random(13)
+
+    def reference(test, page):
+        """The check's verdict and message from one unpruned partial_ratio."""
+        query, text = test.text, text_mod.normalize_text(page)
+        if not test.case_sensitive:
+            query, text = query.lower(), text.lower()
+        threshold = 1.0 - test.max_diffs / (len(query) or 1)
+        score = fuzz.partial_ratio(query, text) / 100.0
+        return (score >= threshold) == (test.type == "present"), f"{score:.3f}"
+
+    for i in range(3000):
+        page = "".join(rng.choice(["ab", "ba", "c", " ", "abc", "Ab"]) for _ in range(rng.randrange(0, 30)))
+        query = "".join(rng.choice("abcA ") for _ in range(rng.randrange(1, 12))).strip() or "a"
+        kind = rng.choice(["present", "absent"])
+        test = parse_test({"pdf": "p.pdf", "page": 1, "id": f"t{i}", "type": kind, "text": query,
+                           "max_diffs": rng.choice([0, 1, 2, 3]), "case_sensitive": rng.random() < 0.7})
+        result = test.run(page)
+        passed, score = reference(test, page)
+        assert result.passed == passed, (kind, query, page)
+        if result.explanation:  # failures quote the best score
+            assert f"match {score} " in result.explanation, (result.explanation, score)
