@@ -29,7 +29,7 @@ for p in (str(ROOT), str(HERE)):
     if p not in sys.path:
         sys.path.insert(0, p)
 
-from make_corpus import cer_text  # noqa: E402
+from corpus_content import cer_text  # noqa: E402
 from minuscule.bench.cer import cer  # noqa: E402
 from minuscule.checks import load_tests  # noqa: E402
 
