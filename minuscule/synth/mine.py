@@ -198,8 +198,7 @@ class PageMiner:
                     break
                 fields = {"cell": grid.cells[pos].strip()}
                 relations = {
-                    "up": grid.up.get(pos, frozenset()), "down": grid.down.get(pos, frozenset()),
-                    "left": grid.left.get(pos, frozenset()), "right": grid.right.get(pos, frozenset()),
+                    **{name: grid.related(name, pos) for name in ("up", "down", "left", "right")},
                     "top_heading": grid.top_headings(pos), "left_heading": grid.left_headings(pos),
                 }
                 names = [n for n, rel in relations.items() if any(grid.cells[q].strip() for q in rel)]
